@@ -1,0 +1,37 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# slabx commands (see README.md). Kbuild reads ./Kbuild, not this file.
+#
+#   make            build slabx.ko and the test modules (KDIR=... for
+#                   another kernel build tree; default: the debug test kernel)
+#   make run        boot the debug kernel, run the demo, print the stats
+#   make check      lint + KUnit + kselftests on every flavour
+#   make check-um   KUnit + kselftests under UML only (fast loop)
+#   make check-debug  the same under QEMU with the debug kernel only
+#   make lint       static checks only
+#   make clean      remove build/ (the kernel cache stays)
+
+FLAVOUR ?= debug
+export KDIR
+
+.PHONY: all module run check check-um check-debug lint clean
+
+all: module
+
+module:
+	@scripts/build-module.sh $(FLAVOUR)
+
+run:
+	@scripts/run-tests.sh debug demo
+
+check:
+	@scripts/check.sh
+
+check-um check-debug:
+	@scripts/run-tests.sh $(@:check-%=%) check
+
+lint:
+	@scripts/lint.sh
+
+clean:
+	rm -rf build

@@ -1,0 +1,128 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * slabx debugfs: /sys/kernel/debug/slabx/
+ *
+ *   summary          one line per cache, and the pages slabx holds
+ *   <cache>/stats    geometry, occupancy, event counters, per-node lists
+ *
+ * Lock order: slabx_caches_mutex -> slabx_node->lock (through
+ * slabx_cache_info() and node_stats_show()).
+ */
+#include <linux/debugfs.h>
+#include <linux/mutex.h>
+#include <linux/nodemask.h>
+#include <linux/seq_file.h>
+
+#include "slabx_internal.h"
+
+static struct dentry *slabx_debugfs_root;
+
+static void node_stats_show(struct seq_file *m, struct slabx_cache *s)
+{
+	int nid;
+
+	for_each_node(nid) {
+		struct slabx_node *n = s->node[nid];
+		unsigned long flags, slabs, partial, empty, free;
+
+		raw_spin_lock_irqsave(&n->lock, flags);
+		slabs = n->nr_slabs;
+		partial = n->nr_partial;
+		empty = n->nr_empty;
+		free = n->free_objs;
+		raw_spin_unlock_irqrestore(&n->lock, flags);
+		seq_printf(m, "node%d slabs=%lu partial=%lu empty=%lu objects=%lu inuse=%lu\n",
+			   nid, slabs, partial, empty, slabs * s->objs_per_slab,
+			   slabs * s->objs_per_slab - free);
+	}
+}
+
+static int stats_show(struct seq_file *m, void *v)
+{
+	struct slabx_cache *s = m->private;
+	struct slabx_info info;
+	int i;
+
+	slabx_cache_info(s, &info);
+	seq_printf(m, "name %s\n", s->name);
+	seq_printf(m, "object_size %u\n", info.object_size);
+	seq_printf(m, "stride %u\n", info.stride);
+	seq_printf(m, "align %u\n", info.align);
+	seq_printf(m, "order %u\n", info.order);
+	seq_printf(m, "objs_per_slab %u\n", info.objs_per_slab);
+	seq_printf(m, "objects_inuse %lu\n", info.objects_inuse);
+	seq_printf(m, "objects_total %lu\n", info.objects_total);
+	seq_printf(m, "slabs %lu\n", info.slabs);
+	seq_printf(m, "pages %lu\n", info.slabs << info.order);
+	for (i = 0; i < SLABX_NR_STATS; i++)
+		seq_printf(m, "%s %lu\n", slabx_stat_names[i],
+			   slabx_cache_stat(s, i));
+	node_stats_show(m, s);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(stats);
+
+static int summary_show(struct seq_file *m, void *v)
+{
+	struct slabx_cache *s;
+
+	seq_puts(m, "# name object_size stride order objs_per_slab objects_inuse objects_total slabs alloc free\n");
+	mutex_lock(&slabx_caches_mutex);
+	list_for_each_entry(s, &slabx_caches, list) {
+		struct slabx_info info;
+
+		slabx_cache_info(s, &info);
+		seq_printf(m, "%s %u %u %u %u %lu %lu %lu %lu %lu\n", s->name,
+			   info.object_size, info.stride, info.order,
+			   info.objs_per_slab, info.objects_inuse,
+			   info.objects_total, info.slabs,
+			   slabx_cache_stat(s, SLABX_ALLOC),
+			   slabx_cache_stat(s, SLABX_FREE));
+	}
+	mutex_unlock(&slabx_caches_mutex);
+	seq_printf(m, "pages_held %lu\n", slabx_pages_held());
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(summary);
+
+/**
+ * slabx_debugfs_add_cache() - create a cache's debugfs directory
+ * @s: the new cache, whose name is unique.
+ *
+ * A debugfs failure is not an error for the cache: it just has no files.
+ */
+void slabx_debugfs_add_cache(struct slabx_cache *s)
+{
+	s->debugfs = debugfs_create_dir(s->name, slabx_debugfs_root);
+	debugfs_create_file("stats", 0444, s->debugfs, s, &stats_fops);
+}
+
+/**
+ * slabx_debugfs_remove_cache() - remove a cache's debugfs directory
+ * @s: the cache; waits for readers of its files to finish.
+ */
+void slabx_debugfs_remove_cache(struct slabx_cache *s)
+{
+	debugfs_remove_recursive(s->debugfs);
+	s->debugfs = NULL;
+}
+
+/**
+ * slabx_debugfs_init() - create /sys/kernel/debug/slabx
+ *
+ * slabx works without debugfs, so a failure here is not an error.
+ */
+void slabx_debugfs_init(void)
+{
+	slabx_debugfs_root = debugfs_create_dir("slabx", NULL);
+	debugfs_create_file("summary", 0444, slabx_debugfs_root, NULL,
+			    &summary_fops);
+}
+
+/**
+ * slabx_debugfs_exit() - remove the whole slabx tree
+ */
+void slabx_debugfs_exit(void)
+{
+	debugfs_remove_recursive(slabx_debugfs_root);
+}

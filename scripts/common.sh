@@ -1,0 +1,50 @@
+# SPDX-License-Identifier: GPL-2.0
+# Shared settings for the slabx scripts; sourced, not run.
+
+SLABX_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+SLABX_CACHE=${SLABX_CACHE:-/var/cache/slabx}
+SLABX_OUT=${SLABX_OUT:-$SLABX_TOP/build}
+SRC_TARBALL=/usr/src/linux-source-6.12.tar.xz
+
+# Version of the Debian kernel source package, part of every cache key.
+src_version()
+{
+	dpkg-query -W -f='${Version}' linux-source-6.12
+}
+
+# Directory holding the extracted kernel source for this version.
+src_dir()
+{
+	echo "$SLABX_CACHE/src-$(src_version)/linux-source-6.12"
+}
+
+# Fragments, in merge order, for a flavour.
+flavour_fragments()
+{
+	local d=$SLABX_TOP/scripts/configs
+
+	case "$1" in
+	debug) echo "$d/common.config $d/x86.config $d/debug.config" ;;
+	um)    echo "$d/common.config $d/um.config" ;;
+	*)     echo "unknown flavour $1" >&2; return 1 ;;
+	esac
+}
+
+flavour_arch()
+{
+	case "$1" in
+	um) echo um ;;
+	*)  echo x86_64 ;;
+	esac
+}
+
+# Build directory of a flavour, keyed by source version, fragments and
+# the build script itself, so any change there means a fresh kernel.
+kernel_dir()
+{
+	local key
+
+	key=$( { src_version; cat $(flavour_fragments "$1");
+		 cat "$SLABX_TOP/scripts/kernel.sh"; } | sha256sum | cut -c1-16)
+	echo "$SLABX_CACHE/kernel-$1-$key"
+}

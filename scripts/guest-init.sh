@@ -1,0 +1,105 @@
+#!/bin/busybox sh
+# SPDX-License-Identifier: GPL-2.0
+# /init of the slabx test initramfs (busybox). The kernel command line says
+# what to do: slabx.mode=check runs the kselftests and the KUnit modules,
+# slabx.mode=demo loads slabx with the demo workload and shows its stats.
+# Results go to $RESULTS (a second serial port, or a file on hostfs under
+# UML), the kernel log to the console; the host reads both.
+
+/bin/busybox --install -s /bin
+export PATH=/bin
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev
+mount -t debugfs debugfs /sys/kernel/debug
+
+mode=check
+for arg in $(cat /proc/cmdline); do
+	case "$arg" in
+	slabx.mode=*) mode=${arg#slabx.mode=} ;;
+	slabx.hostfs=*) hostfs=${arg#slabx.hostfs=} ;;
+	esac
+done
+if [ -n "$hostfs" ]; then
+	mkdir -p /host
+	mount -t hostfs none /host -o "$hostfs"
+	RESULTS=/host/results.txt
+else
+	RESULTS=/dev/ttyS1
+fi
+: > "$RESULTS"
+
+# Print /sys/kernel/debug/kunit/*/results as one KTAP document.
+kunit_results()
+{
+	set -- /sys/kernel/debug/kunit/*/results
+	[ -e "$1" ] || set --
+	echo "KTAP version 1"
+	echo "1..$#"
+	i=0
+	for f in "$@"; do
+		i=$((i + 1))
+		# Drop the per-suite header, renumber the suite's result line.
+		awk -v n=$i 'NR > 2 {
+			if ($0 ~ /^(not )?ok 1 /) sub(/ok 1 /, "ok " n " ");
+			print }' "$f"
+	done
+}
+
+# Run every kselftest script, nesting each one's KTAP as a subtest.
+selftests()
+{
+	set -- /selftests/*.sh
+	echo "KTAP version 1"
+	echo "1..$#"
+	i=0
+	for t in "$@"; do
+		i=$((i + 1))
+		name=$(basename "$t" .sh)
+		sh "$t" > /tmp/out 2>&1
+		rc=$?
+		sed 's/^/    /' /tmp/out
+		case $rc in
+		0) echo "ok $i $name" ;;
+		4) echo "ok $i $name # SKIP" ;;
+		*) echo "not ok $i $name # exit=$rc" ;;
+		esac
+	done
+}
+
+case "$mode" in
+check)
+	selftests > /tmp/selftests.ktap
+	insmod /modules/slabx.ko debug=1
+	for m in /modules/tests/*_test.ko; do
+		insmod "$m"
+	done
+	{
+		echo "SLABX-SELFTESTS-BEGIN"
+		cat /tmp/selftests.ktap
+		echo "SLABX-SELFTESTS-END"
+		echo "SLABX-KUNIT-BEGIN"
+		kunit_results
+		echo "SLABX-KUNIT-END"
+	} >> "$RESULTS"
+	for m in /modules/tests/*_test.ko; do
+		rmmod "$(basename "$m" .ko)"
+	done
+	rmmod slabx
+	;;
+demo)
+	insmod /modules/slabx.ko
+	insmod /modules/tests/slabx_demo.ko
+	{
+		echo "== /sys/kernel/debug/slabx/summary"
+		cat /sys/kernel/debug/slabx/summary
+		echo "== /sys/kernel/debug/slabx/demo/stats"
+		cat /sys/kernel/debug/slabx/demo/stats
+	} >> "$RESULTS"
+	rmmod slabx_demo
+	rmmod slabx
+	;;
+esac
+echo "SLABX-DONE" >> "$RESULTS"
+sync
+poweroff -f

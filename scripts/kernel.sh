@@ -1,0 +1,58 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Build (or reuse from the cache) the test kernel of one flavour.
+# Usage: scripts/kernel.sh FLAVOUR   -> prints the kernel build directory.
+set -euo pipefail
+. "$(dirname "$0")/common.sh"
+
+flavour=${1:?usage: kernel.sh debug|um}
+kdir=$(kernel_dir "$flavour")
+arch=$(flavour_arch "$flavour")
+
+if [ -f "$kdir/.slabx-built" ]; then
+	echo "$kdir"
+	exit 0
+fi
+
+"$SLABX_TOP/scripts/deps.sh" >&2
+src=$(src_dir)
+if [ ! -f "$src/.slabx-extracted" ]; then
+	echo "kernel: extracting $(src_version) into $(dirname "$src")" >&2
+	rm -rf "$(dirname "$src")"
+	mkdir -p "$(dirname "$src")"
+	tar xJf "$SRC_TARBALL" -C "$(dirname "$src")"
+	touch "$src/.slabx-extracted"
+fi
+
+echo "kernel: building $flavour in $kdir (a few minutes)" >&2
+rm -rf "$kdir"
+mkdir -p "$kdir"
+frags=$(flavour_fragments "$flavour")
+mk=(make -s -C "$src" O="$kdir" ARCH="$arch" -j"$(nproc)")
+"${mk[@]}" tinyconfig >&2
+# shellcheck disable=SC2086
+(cd "$kdir" && "$src/scripts/kconfig/merge_config.sh" -m -O "$kdir" \
+	"$kdir/.config" $frags >&2)
+"${mk[@]}" olddefconfig >&2
+
+# Every option a fragment asks for must have survived the dependency
+# resolution, or the flavour is not what it claims to be.
+bad=0
+for f in $frags; do
+	while read -r line; do
+		case "$line" in
+		CONFIG_*=*)
+			grep -qxF "$line" "$kdir/.config" ||
+				{ echo "kernel: $line did not stick" >&2; bad=1; } ;;
+		"# CONFIG_"*" is not set")
+			opt=${line#\# }; opt=${opt%% *}
+			grep -q "^$opt=" "$kdir/.config" &&
+				{ echo "kernel: $opt should be off" >&2; bad=1; } ;;
+		esac
+	done < "$f"
+done
+[ $bad -eq 0 ] || exit 1
+
+"${mk[@]}" >&2
+touch "$kdir/.slabx-built"
+echo "$kdir"

@@ -1,0 +1,50 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Static checks; any warning fails:
+#   - W=1 build and sparse (C=2) against the debug kernel, from scratch
+#   - checkpatch.pl --strict on every C source and header
+#   - kernel-doc on every C source and header
+set -euo pipefail
+. "$(dirname "$0")/common.sh"
+
+kdir=$("$SLABX_TOP/scripts/kernel.sh" debug)
+src=$(src_dir)
+cd "$SLABX_TOP"
+files=(./*.c ./*.h tests/*.c)
+fail=0
+
+report()
+{
+	if [ -s "$2" ]; then
+		echo "lint: $1:" >&2
+		cat "$2" >&2
+		fail=1
+	else
+		echo "lint: $1: clean" >&2
+	fi
+}
+
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+
+# A separate output tree, rebuilt from scratch, so every file is compiled
+# and checked with these flags.
+rm -rf "$SLABX_OUT/lint"
+SLABX_OUT=$SLABX_OUT/lint KDIR=$kdir scripts/build-module.sh debug W=1 C=2 \
+	> /dev/null 2> "$log" || echo "build failed" >> "$log"
+report "W=1 + sparse" "$log"
+
+# --no-tree: out of tree. FILE_PATH_CHANGES and SPDX are about in-tree
+# files; the kernel's own file list does not know ours.
+: > "$log"
+for f in "${files[@]}"; do
+	"$src/scripts/checkpatch.pl" --strict --no-tree --quiet --terse \
+		--ignore FILE_PATH_CHANGES -f "$f" 2>&1 |
+		grep -E ': (ERROR|WARNING|CHECK):' >> "$log" || true
+done
+report "checkpatch --strict" "$log"
+
+"$src/scripts/kernel-doc" -none -Wall "${files[@]}" > "$log" 2>&1 || true
+report "kernel-doc" "$log"
+
+exit $fail

@@ -1,0 +1,157 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Boot a test kernel with slabx and its tests in an initramfs, then judge
+# the run: every expected KUnit suite and kselftest present and passing,
+# and no kernel splat anywhere in the console log.
+#
+# Usage: scripts/run-tests.sh FLAVOUR check|demo
+#   debug: QEMU x86_64 (TCG), 2 vCPUs on 2 NUMA nodes
+#   um:    User-mode Linux, one CPU
+# Logs: build/FLAVOUR-MODE/{console.log,results.txt}; counts of a check in
+# build/FLAVOUR-check/counts ("passed failed").
+set -euo pipefail
+. "$(dirname "$0")/common.sh"
+
+flavour=${1:?usage: run-tests.sh FLAVOUR check|demo}
+mode=${2:?usage: run-tests.sh FLAVOUR check|demo}
+limit=${SLABX_TIMEOUT:-900}
+
+kdir=$("$SLABX_TOP/scripts/kernel.sh" "$flavour")
+mod=$(KDIR=$kdir "$SLABX_TOP/scripts/build-module.sh" "$flavour")
+out=$SLABX_OUT/$flavour-$mode
+rm -rf "$out"
+mkdir -p "$out"
+
+make_initramfs()
+{
+	local root=$out/root
+
+	mkdir -p "$root"/{bin,dev,proc,sys,tmp,modules/tests,selftests/lib}
+	cp /bin/busybox "$root/bin/"
+	ln -s busybox "$root/bin/sh"
+	cp "$SLABX_TOP/scripts/guest-init.sh" "$root/init"
+	cp "$mod/slabx.ko" "$root/modules/"
+	cp "$mod"/tests/*.ko "$root/modules/tests/"
+	cp "$SLABX_TOP"/tests/selftests/*.sh "$root/selftests/"
+	cp "$(src_dir)/tools/testing/selftests/kselftest/ktap_helpers.sh" \
+		"$root/selftests/lib/"
+	chmod +x "$root/init"
+	(cd "$root" && find . | cpio -o -H newc --quiet) > "$out/initramfs.cpio"
+}
+
+boot_x86_64()
+{
+	timeout --foreground -k 10 "$limit" qemu-system-x86_64 \
+		-accel tcg,thread=multi -smp 2 -m 2G \
+		-object memory-backend-ram,id=m0,size=1G \
+		-object memory-backend-ram,id=m1,size=1G \
+		-numa node,nodeid=0,cpus=0,memdev=m0 \
+		-numa node,nodeid=1,cpus=1,memdev=m1 \
+		-kernel "$kdir/arch/x86/boot/bzImage" \
+		-initrd "$out/initramfs.cpio" \
+		-append "console=ttyS0 panic=-1 slabx.mode=$mode" \
+		-display none -monitor none -no-reboot \
+		-serial "file:$out/console.log" -serial "file:$out/results.txt" \
+		< /dev/null
+}
+
+boot_um()
+{
+	timeout --foreground -k 10 "$limit" "$kdir/linux" mem=1G \
+		initrd="$out/initramfs.cpio" con0=fd:0,fd:1 con=null \
+		panic=-1 slabx.mode=$mode slabx.hostfs="$out" \
+		< /dev/null > "$out/console.log" 2>&1
+}
+
+# Lines of the results file between two markers.
+section()
+{
+	sed -n "/^SLABX-$1-BEGIN\$/,/^SLABX-$1-END\$/p" "$out/results.txt" |
+		sed '1d;$d'
+}
+
+SPLATS='WARNING:|BUG:|kernel BUG|Oops|general protection fault|Kernel panic'
+SPLATS+='|possible recursive locking|possible circular locking'
+SPLATS+='|inconsistent lock state|DEBUG_LOCKS_WARN_ON|lockdep is turned off'
+SPLATS+='|suspicious RCU usage|detected stall|self-detected stall'
+SPLATS+='|blocked for more than|soft lockup|hard LOCKUP|UBSAN|ODEBUG'
+SPLATS+='|list_add corruption|list_del corruption|Call Trace:'
+SPLATS+='|sleeping function called from invalid context'
+
+check_splats()
+{
+	if grep -E -n "$SPLATS" "$out/console.log" > "$out/splats.txt"; then
+		echo "FAIL: kernel splat in $out/console.log:" >&2
+		head -20 "$out/splats.txt" >&2
+		return 1
+	fi
+}
+
+# Parse one KTAP section with the kernel's parser; print "passed failed".
+parse_section()
+{
+	local name=$1 log
+
+	section "$name" > "$out/$name.ktap"
+	log=$out/$name.parsed
+	if python3 "$(src_dir)/tools/testing/kunit/kunit.py" parse \
+		"$out/$name.ktap" > "$log" 2>&1; then
+		:
+	else
+		echo "FAIL: $name results:" >&2
+		grep -E 'FAILED|CRASHED|\[ERROR\]|not ok|Ran ' "$log" >&2 || cat "$log" >&2
+	fi
+	awk '/Ran [0-9]+ tests?:/ {
+		p = 0; f = 0
+		for (i = 1; i <= NF; i++) {
+			if ($i == "passed:") p = $(i + 1) + 0
+			if ($i == "failed:" || $i == "crashed:") f += $(i + 1) + 0
+		}
+		print p, f }' "$log"
+}
+
+# Suites the test modules define must all have reported.
+check_suites()
+{
+	local want got missing=0
+
+	want=$(grep -h -A1 'static struct kunit_suite' "$SLABX_TOP"/tests/*.c |
+		sed -n 's/.*\.name = "\(.*\)",/\1/p')
+	for s in $want; do
+		grep -q "^# Subtest: $s\$" <(sed 's/^ *//' "$out/KUNIT.ktap") ||
+			{ echo "FAIL: suite $s did not report" >&2; missing=1; }
+	done
+	return $missing
+}
+
+make_initramfs
+echo "run: booting $flavour ($mode), log in $out/console.log" >&2
+start=$(date +%s)
+rc=0
+"boot_$(flavour_arch "$flavour")" || rc=$?
+echo "run: guest finished in $(( $(date +%s) - start ))s (rc $rc)" >&2
+# A serial port ends its lines with CR LF.
+[ -f "$out/results.txt" ] && sed -i 's/\r$//' "$out/results.txt"
+
+fail=0
+[ $rc -eq 0 ] || { echo "FAIL: guest exit status $rc (timeout is 124)" >&2; fail=1; }
+grep -q '^SLABX-DONE$' "$out/results.txt" 2>/dev/null ||
+	{ echo "FAIL: guest did not finish its script" >&2; fail=1; }
+check_splats || fail=1
+
+if [ "$mode" = demo ]; then
+	grep -v '^SLABX-DONE$' "$out/results.txt" || true
+	exit $fail
+fi
+
+read -r sp sf < <(parse_section SELFTESTS)
+read -r kp kf < <(parse_section KUNIT)
+check_suites || fail=1
+[ -n "$sp" ] && [ -n "$kp" ] || { echo "FAIL: no results parsed" >&2; fail=1; }
+passed=$(( ${sp:-0} + ${kp:-0} ))
+failed=$(( ${sf:-0} + ${kf:-0} ))
+[ $failed -eq 0 ] || fail=1
+[ $fail -eq 0 ] || failed=$(( failed > 0 ? failed : 1 ))
+echo "$passed $failed" > "$out/counts"
+echo "run: $flavour: kselftest ${sp:-0} passed ${sf:-0} failed; KUnit ${kp:-0} passed ${kf:-0} failed" >&2
+exit $fail

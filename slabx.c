@@ -1,0 +1,855 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * slabx: cache lifecycle, the slab layer and the public entry points.
+ *
+ * A cache keeps, for every possible NUMA node, the slabs whose pages came
+ * from that node: partially used slabs on a partial list, a few fully free
+ * slabs on an empty list, and full slabs on no list at all. Objects are
+ * carved from 2^order page blocks; a free object stores the next free object
+ * of its slab (after the object when the cache has a constructor, so that a
+ * constructed object keeps its state across free and reuse).
+ *
+ * Lock order:
+ *   slabx_caches_mutex
+ *     slabx_node->lock (raw, taken with IRQs saved; never two at once)
+ *
+ * No page is allocated or freed with a node lock held.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/cache.h>
+#include <linux/err.h>
+#include <linux/log2.h>
+#include <linux/module.h>
+#include <linux/mm.h>
+#include <linux/mutex.h>
+#include <linux/nodemask.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/topology.h>
+
+#include "slabx_internal.h"
+
+static bool debug;
+module_param(debug, bool, 0444);
+MODULE_PARM_DESC(debug, "check every free of every cache (SLABX_DEBUG)");
+
+/* Serialises cache creation and destruction; protects slabx_caches. */
+DEFINE_MUTEX(slabx_caches_mutex);
+LIST_HEAD(slabx_caches);
+/* Caches destroyed while objects were still allocated; kept until exit. */
+static LIST_HEAD(slabx_zombies);
+
+const char * const slabx_stat_names[SLABX_NR_STATS] = {
+	[SLABX_ALLOC]		= "alloc",
+	[SLABX_FREE]		= "free",
+	[SLABX_ALLOC_SLOWPATH]	= "alloc_slowpath",
+	[SLABX_FREE_SLOWPATH]	= "free_slowpath",
+	[SLABX_ALLOC_FAIL]	= "alloc_fail",
+	[SLABX_SLAB_NEW]	= "slab_new",
+	[SLABX_SLAB_DISCARD]	= "slab_discard",
+	[SLABX_FREE_INVALID]	= "free_invalid",
+};
+
+/* ---- object and slab geometry ------------------------------------------ */
+
+static inline void **free_pointer(struct slabx_cache *s, void *obj)
+{
+	return obj + s->fp_offset;
+}
+
+static inline void *slab_base(struct slabx_slab *slab)
+{
+	return slab;
+}
+
+static inline void *slab_end(struct slabx_cache *s, struct slabx_slab *slab)
+{
+	return slab_base(slab) + (PAGE_SIZE << s->order);
+}
+
+/* The slab an address would belong to, from its page frame number. */
+static struct slabx_slab *addr_to_slab(struct slabx_cache *s, const void *obj)
+{
+	unsigned long pfn = page_to_pfn(virt_to_page(obj));
+
+	return page_address(pfn_to_page(ALIGN_DOWN(pfn, 1UL << s->order)));
+}
+
+/* Order with the least waste, preferring small orders at equal waste. */
+static unsigned int slab_order(unsigned int stride, unsigned int first)
+{
+	unsigned int order, best = SLABX_MAX_ORDER;
+	unsigned long best_waste = ULONG_MAX;
+
+	for (order = 0; order <= SLABX_MAX_ORDER; order++) {
+		unsigned long bytes = PAGE_SIZE << order;
+		unsigned long nr, waste;
+
+		if (bytes < first + stride)
+			continue;
+		nr = (bytes - first) / stride;
+		waste = bytes - nr * stride;
+		/* A waste below 1/8 of the slab is good enough. */
+		if (waste * 8 <= bytes)
+			return order;
+		/* Compare waste fractions: waste / bytes. */
+		if (waste * (PAGE_SIZE << best) < best_waste * bytes) {
+			best = order;
+			best_waste = waste;
+		}
+	}
+	return best;
+}
+
+static void cache_set_geometry(struct slabx_cache *s, unsigned int size,
+			       unsigned int align)
+{
+	unsigned int payload = max_t(unsigned int, size, sizeof(void *));
+
+	if (s->flags & SLABX_HWCACHE_ALIGN)
+		align = max_t(unsigned int, align, cache_line_size());
+	align = max_t(unsigned int, align, sizeof(void *));
+
+	s->object_size = size;
+	s->align = align;
+	if (s->ctor) {
+		/* Keep the constructed object intact: link after it. */
+		s->fp_offset = ALIGN(size, sizeof(void *));
+		payload = s->fp_offset + sizeof(void *);
+	} else {
+		s->fp_offset = 0;
+	}
+	s->stride = ALIGN(payload, align);
+	s->first_offset = ALIGN(sizeof(struct slabx_slab), align);
+	s->order = slab_order(s->stride, s->first_offset);
+	s->objs_per_slab = ((PAGE_SIZE << s->order) - s->first_offset) /
+			   s->stride;
+}
+
+/* ---- slabs ----------------------------------------------------------------- */
+
+static void slab_build_freelist(struct slabx_cache *s, struct slabx_slab *slab)
+{
+	void *obj = slab_base(slab) + s->first_offset;
+	void *next;
+	unsigned int i;
+
+	slab->freelist = obj;
+	for (i = 0; i < s->objs_per_slab; i++, obj = next) {
+		next = i + 1 < s->objs_per_slab ? obj + s->stride : NULL;
+		if (s->ctor)
+			s->ctor(obj);
+		*free_pointer(s, obj) = next;
+	}
+}
+
+/*
+ * A new slab for @nid. When the caller named a node, its pages come from
+ * that node if at all possible; the slab belongs to the node its pages are
+ * really on.
+ */
+static struct slabx_slab *slab_new(struct slabx_cache *s, gfp_t gfp, int nid,
+				   bool exact_node)
+{
+	struct page *page = NULL;
+	struct slabx_slab *slab;
+
+	if (exact_node)
+		page = slabx_pages_alloc(nid, gfp | __GFP_THISNODE, s->order);
+	if (!page)
+		page = slabx_pages_alloc(nid, gfp, s->order);
+	if (!page)
+		return NULL;
+
+	slab = page_address(page);
+	INIT_LIST_HEAD(&slab->list);
+	slab->cache = s;
+	slab->inuse = 0;
+	slab->nid = page_to_nid(page);
+	slab->magic = SLABX_SLAB_MAGIC;
+	slab_build_freelist(s, slab);
+	slabx_stat_inc(s, SLABX_SLAB_NEW);
+	return slab;
+}
+
+static void slab_discard(struct slabx_cache *s, struct slabx_slab *slab)
+{
+	slab->magic = 0;
+	slabx_pages_free(virt_to_page(slab_base(slab)), s->order);
+	slabx_stat_inc(s, SLABX_SLAB_DISCARD);
+}
+
+static void slab_discard_list(struct slabx_cache *s, struct list_head *list)
+{
+	struct slabx_slab *slab, *tmp;
+
+	list_for_each_entry_safe(slab, tmp, list, list) {
+		list_del(&slab->list);
+		slab_discard(s, slab);
+	}
+}
+
+/* ---- node lists (called with n->lock held) -------------------------------- */
+
+static struct slabx_slab *node_first_free_slab(struct slabx_node *n)
+{
+	struct slabx_slab *slab;
+
+	slab = list_first_entry_or_null(&n->partial, struct slabx_slab, list);
+	if (slab)
+		return slab;
+	slab = list_first_entry_or_null(&n->empty, struct slabx_slab, list);
+	if (slab) {
+		/* Its first allocation turns it partial. */
+		list_move(&slab->list, &n->partial);
+		n->nr_empty--;
+		n->nr_partial++;
+	}
+	return slab;
+}
+
+/* Pop up to @max objects from the node's slabs into @p. */
+static unsigned int node_take(struct slabx_cache *s, struct slabx_node *n,
+			      void **p, unsigned int max)
+{
+	unsigned int got = 0;
+
+	while (got < max) {
+		struct slabx_slab *slab = node_first_free_slab(n);
+
+		if (!slab)
+			break;
+		while (got < max && slab->freelist) {
+			void *obj = slab->freelist;
+
+			slab->freelist = *free_pointer(s, obj);
+			slab->inuse++;
+			p[got++] = obj;
+		}
+		if (!slab->freelist) {
+			/* Full slabs sit on no list. */
+			list_del_init(&slab->list);
+			n->nr_partial--;
+		}
+	}
+	n->free_objs -= got;
+	return got;
+}
+
+static void node_add_slab(struct slabx_cache *s, struct slabx_node *n,
+			  struct slabx_slab *slab)
+{
+	list_add(&slab->list, &n->partial);
+	n->nr_partial++;
+	n->nr_slabs++;
+	n->free_objs += s->objs_per_slab;
+}
+
+/*
+ * Put @obj back into @slab. A slab that becomes free goes to the empty list,
+ * or, past the keep limit, onto @discard for the caller to free unlocked.
+ */
+static void node_put(struct slabx_cache *s, struct slabx_node *n,
+		     struct slabx_slab *slab, void *obj,
+		     struct list_head *discard)
+{
+	bool was_full = !slab->freelist;
+
+	*free_pointer(s, obj) = slab->freelist;
+	slab->freelist = obj;
+	slab->inuse--;
+	n->free_objs++;
+
+	if (slab->inuse) {
+		if (was_full) {
+			list_add(&slab->list, &n->partial);
+			n->nr_partial++;
+		}
+		return;
+	}
+	if (!was_full)
+		n->nr_partial--;
+	if (n->nr_empty < SLABX_NODE_KEEP_EMPTY) {
+		list_move(&slab->list, &n->empty);
+		n->nr_empty++;
+		return;
+	}
+	list_move(&slab->list, discard);
+	n->nr_slabs--;
+	n->free_objs -= s->objs_per_slab;
+}
+
+/* ---- checks on free ------------------------------------------------------------ */
+
+static bool slab_has_free(struct slabx_cache *s, struct slabx_slab *slab,
+			  void *obj)
+{
+	void *f;
+
+	for (f = slab->freelist; f; f = *free_pointer(s, f))
+		if (f == obj)
+			return true;
+	return false;
+}
+
+/*
+ * The slab of @obj, or NULL when @obj cannot be an object of @s. The cheap
+ * checks always run; the double-free search only with SLABX_DEBUG, under the
+ * node lock, in node_free_checked().
+ */
+static struct slabx_slab *obj_slab_checked(struct slabx_cache *s, void *obj)
+{
+	struct slabx_slab *slab;
+	unsigned long off;
+
+	if (!virt_addr_valid(obj))
+		goto bad;
+	slab = addr_to_slab(s, obj);
+	if (slab->magic != SLABX_SLAB_MAGIC || slab->cache != s)
+		goto bad;
+	off = obj - slab_base(slab);
+	if (off < s->first_offset || obj >= slab_end(s, slab) ||
+	    (off - s->first_offset) % s->stride)
+		goto bad;
+	return slab;
+bad:
+	slabx_stat_inc(s, SLABX_FREE_INVALID);
+	WARN_ONCE(1, "slabx: %s: free of %p, not an object of this cache\n",
+		  s->name, obj);
+	return NULL;
+}
+
+static bool node_double_free(struct slabx_cache *s, struct slabx_slab *slab,
+			     void *obj)
+{
+	if (!(s->flags & SLABX_DEBUG) || !slab_has_free(s, slab, obj))
+		return false;
+	slabx_stat_inc(s, SLABX_FREE_INVALID);
+	WARN_ONCE(1, "slabx: %s: double free of %p\n", s->name, obj);
+	return true;
+}
+
+/* ---- allocation and free, slab layer ------------------------------------------ */
+
+static int local_node(void)
+{
+	return numa_mem_id();
+}
+
+/* Take up to @max objects from node @nid's lists, in one lock hold. */
+static unsigned int slab_take(struct slabx_cache *s, int nid, void **p,
+			      unsigned int max)
+{
+	struct slabx_node *n = s->node[nid];
+	unsigned long flags;
+	unsigned int got;
+
+	raw_spin_lock_irqsave(&n->lock, flags);
+	got = node_take(s, n, p, max);
+	raw_spin_unlock_irqrestore(&n->lock, flags);
+	slabx_stat_inc(s, SLABX_ALLOC_SLOWPATH);
+	return got;
+}
+
+/* Add a new slab to its node and take up to @max objects from that node. */
+static unsigned int slab_take_new(struct slabx_cache *s,
+				  struct slabx_slab *slab, void **p,
+				  unsigned int max)
+{
+	struct slabx_node *n = s->node[slab->nid];
+	unsigned long flags;
+	unsigned int got;
+
+	raw_spin_lock_irqsave(&n->lock, flags);
+	node_add_slab(s, n, slab);
+	got = node_take(s, n, p, max);
+	raw_spin_unlock_irqrestore(&n->lock, flags);
+	slabx_stat_inc(s, SLABX_ALLOC_SLOWPATH);
+	return got;
+}
+
+/*
+ * Fill @p with @nr objects from node @nid (NUMA_NO_NODE: the local node),
+ * creating slabs as needed. Return: the number of objects obtained.
+ */
+static unsigned int slab_fill(struct slabx_cache *s, gfp_t gfp, int nid,
+			      void **p, unsigned int nr)
+{
+	bool exact = nid != NUMA_NO_NODE;
+	int node = exact ? nid : local_node();
+	unsigned int got;
+
+	got = slab_take(s, node, p, nr);
+	while (got < nr) {
+		struct slabx_slab *slab = slab_new(s, gfp, node, exact);
+
+		if (!slab)
+			break;
+		got += slab_take_new(s, slab, p + got, nr - got);
+	}
+	return got;
+}
+
+/*
+ * Free @nr objects, holding each node's lock across runs of its objects.
+ * Return: the number of objects freed (bad pointers are not).
+ */
+static size_t slab_release(struct slabx_cache *s, void **p, size_t nr)
+{
+	struct slabx_node *locked = NULL;
+	unsigned long flags = 0;
+	LIST_HEAD(discard);
+	size_t i, freed = 0;
+
+	for (i = 0; i < nr; i++) {
+		struct slabx_slab *slab;
+		struct slabx_node *n;
+
+		if (!p[i])
+			continue;
+		slab = obj_slab_checked(s, p[i]);
+		if (!slab)
+			continue;
+		n = s->node[slab->nid];
+		if (n != locked) {
+			if (locked)
+				raw_spin_unlock_irqrestore(&locked->lock,
+							   flags);
+			raw_spin_lock_irqsave(&n->lock, flags);
+			slabx_stat_inc(s, SLABX_FREE_SLOWPATH);
+			locked = n;
+		}
+		if (node_double_free(s, slab, p[i]))
+			continue;
+		node_put(s, n, slab, p[i], &discard);
+		freed++;
+	}
+	if (locked)
+		raw_spin_unlock_irqrestore(&locked->lock, flags);
+	slab_discard_list(s, &discard);
+	return freed;
+}
+
+static void objects_zero(struct slabx_cache *s, gfp_t gfp, void **p,
+			 size_t nr)
+{
+	size_t i;
+
+	if (!(gfp & __GFP_ZERO))
+		return;
+	for (i = 0; i < nr; i++)
+		memset(p[i], 0, s->object_size);
+}
+
+static bool node_valid(int nid)
+{
+	return nid == NUMA_NO_NODE ||
+	       (nid >= 0 && nid < nr_node_ids && node_possible(nid));
+}
+
+/**
+ * slabx_alloc_node() - allocate an object on a given NUMA node
+ * @s: the cache.
+ * @gfp: allocation context; %__GFP_ZERO zeroes the object.
+ * @nid: node id, or %NUMA_NO_NODE for the local node.
+ *
+ * With a node id, the object comes from a slab on @nid when that node has
+ * memory, else from the nearest node the page allocator finds.
+ *
+ * Context: any context that @gfp allows.
+ * Return: the object, or NULL when out of memory or @nid is not a possible
+ * node (reported with pr_warn).
+ */
+void *slabx_alloc_node(struct slabx_cache *s, gfp_t gfp, int nid)
+{
+	void *obj;
+
+	if (unlikely(!node_valid(nid))) {
+		pr_warn_ratelimited("%s: allocation on invalid node %d\n",
+				    s->name, nid);
+		slabx_stat_inc(s, SLABX_ALLOC_FAIL);
+		return NULL;
+	}
+	if (!slab_fill(s, gfp, nid, &obj, 1)) {
+		slabx_stat_inc(s, SLABX_ALLOC_FAIL);
+		return NULL;
+	}
+	objects_zero(s, gfp, &obj, 1);
+	slabx_stat_inc(s, SLABX_ALLOC);
+	return obj;
+}
+EXPORT_SYMBOL_GPL(slabx_alloc_node);
+
+/**
+ * slabx_alloc() - allocate an object
+ * @s: the cache.
+ * @gfp: allocation context; %__GFP_ZERO zeroes the object.
+ *
+ * Context: any context that @gfp allows.
+ * Return: the object, preferably from the local node, or NULL.
+ */
+void *slabx_alloc(struct slabx_cache *s, gfp_t gfp)
+{
+	return slabx_alloc_node(s, gfp, NUMA_NO_NODE);
+}
+EXPORT_SYMBOL_GPL(slabx_alloc);
+
+/**
+ * slabx_free() - free an object
+ * @s: the cache it was allocated from.
+ * @obj: the object, or NULL (nothing is done).
+ *
+ * A pointer that is not an object of @s is refused with a warning and left
+ * alone, so a bad free leaks memory instead of corrupting the cache.
+ *
+ * Context: any context in which slabx_alloc() with %GFP_ATOMIC is allowed.
+ */
+void slabx_free(struct slabx_cache *s, void *obj)
+{
+	slabx_stat_add(s, SLABX_FREE, slab_release(s, &obj, 1));
+}
+EXPORT_SYMBOL_GPL(slabx_free);
+
+/**
+ * slabx_alloc_bulk() - allocate several objects at once
+ * @s: the cache.
+ * @gfp: allocation context; %__GFP_ZERO zeroes every object.
+ * @nr: number of objects wanted.
+ * @p: array of at least @nr pointers, filled with the objects.
+ *
+ * All or nothing: on failure the objects obtained so far are freed again.
+ *
+ * Context: any context that @gfp allows.
+ * Return: @nr on success, 0 on failure.
+ */
+int slabx_alloc_bulk(struct slabx_cache *s, gfp_t gfp, size_t nr, void **p)
+{
+	unsigned int got;
+
+	if (!nr)
+		return 0;
+	if (unlikely(nr > INT_MAX)) {
+		pr_warn_ratelimited("%s: bulk allocation of %zu objects refused\n",
+				    s->name, nr);
+		return 0;
+	}
+	got = slab_fill(s, gfp, NUMA_NO_NODE, p, nr);
+	if (got < nr) {
+		/* Never handed out, so neither an alloc nor a free. */
+		slab_release(s, p, got);
+		slabx_stat_inc(s, SLABX_ALLOC_FAIL);
+		return 0;
+	}
+	objects_zero(s, gfp, p, nr);
+	slabx_stat_add(s, SLABX_ALLOC, nr);
+	return nr;
+}
+EXPORT_SYMBOL_GPL(slabx_alloc_bulk);
+
+/**
+ * slabx_free_bulk() - free several objects at once
+ * @s: the cache they were allocated from.
+ * @nr: number of pointers in @p.
+ * @p: the objects; NULL entries are skipped.
+ *
+ * Context: as slabx_free().
+ */
+void slabx_free_bulk(struct slabx_cache *s, size_t nr, void **p)
+{
+	slabx_stat_add(s, SLABX_FREE, slab_release(s, p, nr));
+}
+EXPORT_SYMBOL_GPL(slabx_free_bulk);
+
+/* ---- statistics -------------------------------------------------------------- */
+
+/**
+ * slabx_cache_stat() - read one event counter of a cache
+ * @s: the cache.
+ * @item: the counter.
+ *
+ * Return: the sum over all possible CPUs.
+ */
+unsigned long slabx_cache_stat(struct slabx_cache *s, enum slabx_stat_item item)
+{
+	unsigned long sum = 0;
+	int cpu;
+
+	if (WARN_ON_ONCE(item >= SLABX_NR_STATS))
+		return 0;
+	for_each_possible_cpu(cpu)
+		sum += per_cpu_ptr(s->stats, cpu)->count[item];
+	return sum;
+}
+EXPORT_SYMBOL_GPL(slabx_cache_stat);
+
+/**
+ * slabx_cache_info() - snapshot of a cache's geometry and occupancy
+ * @s: the cache.
+ * @info: filled in.
+ *
+ * Context: any context that may take a spinlock with IRQs saved.
+ */
+void slabx_cache_info(struct slabx_cache *s, struct slabx_info *info)
+{
+	int nid;
+
+	memset(info, 0, sizeof(*info));
+	info->object_size = s->object_size;
+	info->stride = s->stride;
+	info->align = s->align;
+	info->order = s->order;
+	info->objs_per_slab = s->objs_per_slab;
+	for_each_node(nid) {
+		struct slabx_node *n = s->node[nid];
+		unsigned long flags, total;
+
+		raw_spin_lock_irqsave(&n->lock, flags);
+		total = n->nr_slabs * s->objs_per_slab;
+		info->slabs += n->nr_slabs;
+		info->objects_total += total;
+		info->objects_inuse += total - n->free_objs;
+		raw_spin_unlock_irqrestore(&n->lock, flags);
+	}
+}
+EXPORT_SYMBOL_GPL(slabx_cache_info);
+
+/* ---- cache lifecycle ------------------------------------------------------- */
+
+static void cache_free_nodes(struct slabx_cache *s)
+{
+	int nid;
+
+	for_each_node(nid)
+		kfree(s->node[nid]);
+	kfree(s->node);
+}
+
+static void cache_free(struct slabx_cache *s)
+{
+	cache_free_nodes(s);
+	free_percpu(s->stats);
+	kfree_const(s->name);
+	kfree(s);
+}
+
+static int cache_alloc_nodes(struct slabx_cache *s)
+{
+	int nid;
+
+	s->node = kcalloc(nr_node_ids, sizeof(*s->node), GFP_KERNEL);
+	if (!s->node)
+		return -ENOMEM;
+	for_each_node(nid) {
+		struct slabx_node *n;
+
+		n = kzalloc_node(sizeof(*n), GFP_KERNEL,
+				 node_state(nid, N_NORMAL_MEMORY) ?
+				 nid : NUMA_NO_NODE);
+		if (!n)
+			return -ENOMEM;
+		raw_spin_lock_init(&n->lock);
+		INIT_LIST_HEAD(&n->partial);
+		INIT_LIST_HEAD(&n->empty);
+		s->node[nid] = n;
+	}
+	return 0;
+}
+
+static struct slabx_cache *cache_find(const char *name)
+{
+	struct slabx_cache *s;
+
+	lockdep_assert_held(&slabx_caches_mutex);
+	list_for_each_entry(s, &slabx_caches, list)
+		if (!strcmp(s->name, name))
+			return s;
+	return NULL;
+}
+
+static int check_create_args(const char *name, unsigned int size,
+			     const struct slabx_cache_args *args)
+{
+	if (!name || !*name || strnlen(name, SLABX_NAME_MAX + 1) >
+	    SLABX_NAME_MAX || strchr(name, '/')) {
+		pr_warn("cache name missing, too long or with '/'\n");
+		return -EINVAL;
+	}
+	if (size < SLABX_MIN_SIZE || size > SLABX_MAX_SIZE) {
+		pr_warn("%s: object size %u outside %u..%u\n", name, size,
+			SLABX_MIN_SIZE, SLABX_MAX_SIZE);
+		return -EINVAL;
+	}
+	if (args->align && (!is_power_of_2(args->align) ||
+			    args->align > SLABX_MAX_ALIGN)) {
+		pr_warn("%s: alignment %u is not a power of two up to %u\n",
+			name, args->align, SLABX_MAX_ALIGN);
+		return -EINVAL;
+	}
+	if (args->flags & ~SLABX_VALID_FLAGS) {
+		pr_warn("%s: unknown flags %#x\n", name,
+			args->flags & ~SLABX_VALID_FLAGS);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static struct slabx_cache *cache_new(const char *name, unsigned int size,
+				     const struct slabx_cache_args *args)
+{
+	struct slabx_cache *s;
+
+	s = kzalloc(sizeof(*s), GFP_KERNEL);
+	if (!s)
+		return NULL;
+	s->name = kstrdup_const(name, GFP_KERNEL);
+	s->stats = alloc_percpu(struct slabx_stats);
+	if (!s->name || !s->stats || cache_alloc_nodes(s)) {
+		cache_free(s);
+		return NULL;
+	}
+	s->flags = args->flags | (debug ? SLABX_DEBUG : 0);
+	s->ctor = args->ctor;
+	cache_set_geometry(s, size, args->align);
+	return s;
+}
+
+/**
+ * slabx_cache_create() - create an object cache
+ * @name: unique name of 1 to %SLABX_NAME_MAX characters, without '/'; it
+ *	names the cache's debugfs directory and is copied.
+ * @size: object size, %SLABX_MIN_SIZE to %SLABX_MAX_SIZE bytes.
+ * @args: alignment, flags and constructor, or NULL for the defaults.
+ *
+ * Every bad argument is reported with pr_warn.
+ *
+ * Context: process context, may sleep.
+ * Return: the cache, or ERR_PTR(-EINVAL) for a bad name, size, alignment or
+ * flag, ERR_PTR(-EEXIST) when a cache of that name exists, ERR_PTR(-ENOMEM).
+ */
+struct slabx_cache *slabx_cache_create(const char *name, unsigned int size,
+				       const struct slabx_cache_args *args)
+{
+	static const struct slabx_cache_args no_args;
+	struct slabx_cache *s;
+	int err;
+
+	might_sleep();
+	if (!args)
+		args = &no_args;
+	err = check_create_args(name, size, args);
+	if (err)
+		return ERR_PTR(err);
+
+	s = cache_new(name, size, args);
+	if (!s)
+		return ERR_PTR(-ENOMEM);
+
+	mutex_lock(&slabx_caches_mutex);
+	if (cache_find(name)) {
+		mutex_unlock(&slabx_caches_mutex);
+		pr_warn("cache %s already exists\n", name);
+		cache_free(s);
+		return ERR_PTR(-EEXIST);
+	}
+	list_add_tail(&s->list, &slabx_caches);
+	slabx_debugfs_add_cache(s);
+	mutex_unlock(&slabx_caches_mutex);
+	return s;
+}
+EXPORT_SYMBOL_GPL(slabx_cache_create);
+
+/* Free every empty slab of @s. Return: objects still allocated. */
+static unsigned long cache_release_slabs(struct slabx_cache *s)
+{
+	unsigned long inuse = 0;
+	int nid;
+
+	for_each_node(nid) {
+		struct slabx_node *n = s->node[nid];
+		unsigned long flags;
+		LIST_HEAD(discard);
+
+		raw_spin_lock_irqsave(&n->lock, flags);
+		list_splice_init(&n->empty, &discard);
+		n->nr_slabs -= n->nr_empty;
+		n->free_objs -= n->nr_empty * s->objs_per_slab;
+		n->nr_empty = 0;
+		inuse += n->nr_slabs * s->objs_per_slab - n->free_objs;
+		raw_spin_unlock_irqrestore(&n->lock, flags);
+		slab_discard_list(s, &discard);
+	}
+	return inuse;
+}
+
+/**
+ * slabx_cache_destroy() - destroy a cache
+ * @s: the cache, or NULL (nothing is done).
+ *
+ * When objects of @s are still allocated, the leak is reported with the
+ * cache's name and the number of objects, and the slabs holding them are
+ * never freed (the memory stays valid for whoever holds the objects); the
+ * cache's name can be reused at once.
+ *
+ * Context: process context, may sleep. No other call on @s may run
+ * concurrently or follow, except slabx_free() of leaked objects.
+ * Return: 0, or -EBUSY when objects were leaked.
+ */
+int slabx_cache_destroy(struct slabx_cache *s)
+{
+	unsigned long leaked;
+
+	if (!s)
+		return 0;
+	might_sleep();
+	mutex_lock(&slabx_caches_mutex);
+	list_del(&s->list);
+	slabx_debugfs_remove_cache(s);
+	leaked = cache_release_slabs(s);
+	if (leaked)
+		list_add(&s->list, &slabx_zombies);
+	mutex_unlock(&slabx_caches_mutex);
+
+	if (leaked) {
+		pr_err("cache %s destroyed with %lu objects still allocated; their slabs are kept\n",
+		       s->name, leaked);
+		return -EBUSY;
+	}
+	cache_free(s);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(slabx_cache_destroy);
+
+/* ---- module ---------------------------------------------------------------- */
+
+static int __init slabx_init(void)
+{
+	slabx_debugfs_init();
+	return 0;
+}
+
+/*
+ * A module that uses slabx pins it, so at exit every cache was destroyed.
+ * What is left are zombies: their slabs that became free since are freed,
+ * those still holding leaked objects stay, and the bookkeeping goes.
+ */
+static void __exit slabx_exit(void)
+{
+	struct slabx_cache *s, *tmp;
+
+	slabx_debugfs_exit();
+	list_for_each_entry_safe(s, tmp, &slabx_zombies, list) {
+		unsigned long leaked = cache_release_slabs(s);
+
+		if (leaked)
+			pr_err("unloading with %lu objects of cache %s still allocated\n",
+			       leaked, s->name);
+		list_del(&s->list);
+		cache_free(s);
+	}
+}
+
+module_init(slabx_init);
+module_exit(slabx_exit);
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("slabx: sheaves, barns and any-context object caches");

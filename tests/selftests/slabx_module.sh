@@ -1,0 +1,75 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# kselftest for slabx.ko as a module: load/unload cycles, the debugfs tree,
+# and the statistics after the demo workload. Runs in the test guest, where
+# the modules are in /modules; uses the kernel's ktap_helpers.sh.
+
+. /selftests/lib/ktap_helpers.sh
+
+DBG=/sys/kernel/debug/slabx
+MOD=/modules
+
+# The value of KEY in a stats file.
+statval()
+{
+	awk -v k="$2" '$1 == k { print $2 }' "$1"
+}
+
+load_unload_load()
+{
+	insmod $MOD/slabx.ko && [ -d $DBG ] &&
+	rmmod slabx && [ ! -e $DBG ] &&
+	insmod $MOD/slabx.ko && [ -f $DBG/summary ] &&
+	rmmod slabx && [ ! -e $DBG ]
+}
+
+debugfs_tree()
+{
+	local ok=0 key
+
+	insmod $MOD/slabx.ko || return 1
+	insmod $MOD/tests/slabx_demo.ko nr_objects=10 || ok=1
+	[ -f $DBG/summary ] && [ -f $DBG/demo/stats ] || ok=1
+	for key in name object_size stride align order objs_per_slab \
+		   objects_inuse objects_total slabs pages alloc free \
+		   alloc_slowpath free_slowpath alloc_fail slab_new \
+		   slab_discard free_invalid node0; do
+		[ -n "$(statval $DBG/demo/stats $key)" ] ||
+			{ ktap_print_msg "stats lacks $key"; ok=1; }
+	done
+	grep -q '^demo ' $DBG/summary || ok=1
+	grep -q '^pages_held ' $DBG/summary || ok=1
+	rmmod slabx_demo || ok=1
+	[ ! -e $DBG/demo ] || ok=1
+	rmmod slabx || ok=1
+	return $ok
+}
+
+# The demo allocates N objects singly and N in bulk, then frees half of all.
+stats_after_workload()
+{
+	local ok=0 f=$DBG/demo/stats n=500
+
+	insmod $MOD/slabx.ko || return 1
+	insmod $MOD/tests/slabx_demo.ko nr_objects=$n || ok=1
+	[ "$(statval $f objects_inuse)" = $n ] || ok=1
+	[ "$(statval $f alloc)" = $((2 * n)) ] || ok=1
+	[ "$(statval $f free)" = $n ] || ok=1
+	[ "$(statval $f alloc_fail)" = 0 ] || ok=1
+	[ "$(statval $f pages)" = $(($(statval $f slabs) << $(statval $f order))) ] ||
+		ok=1
+	[ "$(statval $f objects_total)" = \
+	  $(($(statval $f slabs) * $(statval $f objs_per_slab))) ] || ok=1
+	[ "$(statval $f slab_new)" -gt 0 ] || ok=1
+	[ $ok = 0 ] || cat $f | sed 's/^/# /'
+	rmmod slabx_demo || ok=1
+	rmmod slabx || ok=1
+	return $ok
+}
+
+ktap_print_header
+ktap_set_plan 3
+ktap_test_result "module loads, unloads and loads again" load_unload_load
+ktap_test_result "debugfs tree has the documented files" debugfs_tree
+ktap_test_result "stats match the demo workload" stats_after_workload
+ktap_finished

@@ -1,0 +1,266 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Multi-CPU stress of a slabx cache: one kthread per online CPU allocates
+ * and frees in random mixes (single and bulk), and hands objects to other
+ * CPUs through shared mailboxes. Every object carries an ownership tag over
+ * its whole body; an object handed out twice, or corrupted while owned, is
+ * caught when its owner checks the tag before freeing or passing it on.
+ */
+#include <kunit/test.h>
+#include <linux/completion.h>
+#include <linux/cpu.h>
+#include <linux/delay.h>
+#include <linux/kthread.h>
+#include <linux/prandom.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+
+#include "../slabx.h"
+
+#define STRESS_OBJ_SIZE		96
+#define STRESS_HELD		256
+#define STRESS_BULK		16
+#define STRESS_MAILBOXES	64
+#define STRESS_OPS		20000
+
+struct tag {
+	u32 owner;
+	u32 seq;
+	u64 body[];	/* every word: tag_word(owner, seq, index) */
+};
+
+#define TAG_WORDS ((STRESS_OBJ_SIZE - sizeof(struct tag)) / sizeof(u64))
+
+struct stress {
+	struct slabx_cache *cache;
+	void *mailbox[STRESS_MAILBOXES];
+	atomic_t errors;
+	atomic_t running;
+	struct completion done;
+};
+
+struct worker {
+	struct stress *st;
+	u32 id;
+	u32 seq;
+	struct rnd_state rnd;
+	unsigned int nr_held;
+	void *held[STRESS_HELD];
+	u32 held_seq[STRESS_HELD];	/* seq of the tag we wrote */
+};
+
+static u64 tag_word(u32 owner, u32 seq, unsigned int i)
+{
+	return ((u64)owner << 48) ^ ((u64)seq << 16) ^ (i * 0x9e3779b97f4a7c15ULL);
+}
+
+static void tag_set(struct worker *w, struct tag *t)
+{
+	unsigned int i;
+
+	t->owner = w->id;
+	t->seq = ++w->seq;
+	for (i = 0; i < TAG_WORDS; i++)
+		t->body[i] = tag_word(t->owner, t->seq, i);
+}
+
+static bool tag_consistent(const struct tag *t)
+{
+	unsigned int i;
+
+	for (i = 0; i < TAG_WORDS; i++)
+		if (t->body[i] != tag_word(t->owner, t->seq, i))
+			return false;
+	return true;
+}
+
+/* @t must still carry the tag this worker wrote last. */
+static void tag_check_mine(struct worker *w, struct tag *t, u32 seq)
+{
+	if (t->owner != w->id || t->seq != seq || !tag_consistent(t)) {
+		if (atomic_inc_return(&w->st->errors) < 5)
+			pr_err("slabx stress: worker %u: object %p tag %u/%u, expected %u/%u\n",
+			       w->id, t, t->owner, t->seq, w->id, seq);
+	}
+}
+
+static void hold(struct worker *w, struct tag *t)
+{
+	tag_set(w, t);
+	w->held_seq[w->nr_held] = t->seq;
+	w->held[w->nr_held++] = t;
+}
+
+static struct tag *unhold(struct worker *w, unsigned int i)
+{
+	struct tag *t = w->held[i];
+
+	tag_check_mine(w, t, w->held_seq[i]);
+	w->nr_held--;
+	w->held[i] = w->held[w->nr_held];
+	w->held_seq[i] = w->held_seq[w->nr_held];
+	return t;
+}
+
+static void op_alloc(struct worker *w)
+{
+	void *obj;
+
+	if (w->nr_held >= STRESS_HELD)
+		return;
+	obj = slabx_alloc(w->st->cache, GFP_KERNEL);
+	if (obj)
+		hold(w, obj);
+	else
+		atomic_inc(&w->st->errors);
+}
+
+static void op_alloc_bulk(struct worker *w)
+{
+	void *objs[STRESS_BULK];
+	int i;
+
+	if (w->nr_held + STRESS_BULK > STRESS_HELD)
+		return;
+	if (!slabx_alloc_bulk(w->st->cache, GFP_KERNEL, STRESS_BULK, objs)) {
+		atomic_inc(&w->st->errors);
+		return;
+	}
+	for (i = 0; i < STRESS_BULK; i++)
+		hold(w, objs[i]);
+}
+
+static void op_free(struct worker *w)
+{
+	if (w->nr_held)
+		slabx_free(w->st->cache,
+			   unhold(w, prandom_u32_state(&w->rnd) % w->nr_held));
+}
+
+static void op_free_bulk(struct worker *w)
+{
+	void *objs[STRESS_BULK];
+	int i, nr = min_t(int, w->nr_held, STRESS_BULK);
+
+	for (i = 0; i < nr; i++)
+		objs[i] = unhold(w, prandom_u32_state(&w->rnd) % w->nr_held);
+	slabx_free_bulk(w->st->cache, nr, objs);
+}
+
+/*
+ * Swap one held object with a mailbox: what comes out was tagged by some
+ * worker and must still be consistent; it becomes ours.
+ */
+static void op_exchange(struct worker *w)
+{
+	unsigned int box = prandom_u32_state(&w->rnd) % STRESS_MAILBOXES;
+	struct tag *in = NULL, *out;
+
+	if (w->nr_held)
+		in = unhold(w, prandom_u32_state(&w->rnd) % w->nr_held);
+	out = xchg(&w->st->mailbox[box], in);
+	if (!out)
+		return;
+	if (!tag_consistent(out) && atomic_inc_return(&w->st->errors) < 5)
+		pr_err("slabx stress: mailbox object %p corrupted\n", out);
+	hold(w, out);
+}
+
+static void worker_step(struct worker *w)
+{
+	switch (prandom_u32_state(&w->rnd) % 8) {
+	case 0: case 1: case 2:
+		op_alloc(w);
+		break;
+	case 3: case 4:
+		op_free(w);
+		break;
+	case 5:
+		op_alloc_bulk(w);
+		break;
+	case 6:
+		op_free_bulk(w);
+		break;
+	default:
+		op_exchange(w);
+		break;
+	}
+}
+
+static int worker_fn(void *arg)
+{
+	struct worker *w = arg;
+	int i;
+
+	for (i = 0; i < STRESS_OPS; i++) {
+		worker_step(w);
+		if (!(i % 64))
+			cond_resched();
+	}
+	while (w->nr_held)
+		slabx_free(w->st->cache, unhold(w, w->nr_held - 1));
+	if (atomic_dec_and_test(&w->st->running))
+		complete(&w->st->done);
+	return 0;
+}
+
+static void multi_cpu_stress(struct kunit *test)
+{
+	struct worker *workers;
+	struct slabx_info info;
+	struct stress *st;
+	int cpu, nr = 0, i;
+
+	st = kunit_kzalloc(test, sizeof(*st), GFP_KERNEL);
+	workers = kunit_kcalloc(test, nr_cpu_ids, sizeof(*workers),
+				GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, st);
+	KUNIT_ASSERT_NOT_NULL(test, workers);
+	st->cache = slabx_cache_create("kunit-stress", STRESS_OBJ_SIZE, NULL);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, st->cache);
+	init_completion(&st->done);
+
+	cpus_read_lock();
+	atomic_set(&st->running, num_online_cpus());
+	for_each_online_cpu(cpu) {
+		struct worker *w = &workers[nr];
+		struct task_struct *t;
+
+		w->st = st;
+		w->id = nr;
+		prandom_seed_state(&w->rnd, 0x5ab1ab5 + cpu);
+		t = kthread_create_on_cpu(worker_fn, w, cpu, "slabx_stress/%u");
+		KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+		wake_up_process(t);
+		nr++;
+	}
+	cpus_read_unlock();
+	kunit_info(test, "%d workers, %d ops each\n", nr, STRESS_OPS);
+	wait_for_completion(&st->done);
+
+	for (i = 0; i < STRESS_MAILBOXES; i++)
+		slabx_free(st->cache, st->mailbox[i]);
+	KUNIT_EXPECT_EQ(test, atomic_read(&st->errors), 0);
+	slabx_cache_info(st->cache, &info);
+	KUNIT_EXPECT_EQ(test, info.objects_inuse, 0UL);
+	KUNIT_EXPECT_EQ(test, slabx_cache_stat(st->cache, SLABX_ALLOC),
+			slabx_cache_stat(st->cache, SLABX_FREE));
+	KUNIT_EXPECT_EQ(test, slabx_cache_stat(st->cache, SLABX_FREE_INVALID),
+			0UL);
+	KUNIT_EXPECT_EQ(test, slabx_cache_destroy(st->cache), 0);
+}
+
+static struct kunit_case slabx_stress_cases[] = {
+	KUNIT_CASE_SLOW(multi_cpu_stress),
+	{}
+};
+
+static struct kunit_suite slabx_stress_suite = {
+	.name = "slabx_stress",
+	.test_cases = slabx_stress_cases,
+};
+
+kunit_test_suite(slabx_stress_suite);
+
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("KUnit multi-CPU stress of slabx");
