@@ -1,7 +1,220 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * slabx barns: a per-NUMA-node store of full and empty sheaves, shared by
- * every CPU of the node.
+ * every CPU of the node. A CPU whose sheaves run dry trades an empty sheaf
+ * for a full one here, and one whose sheaves overflow trades a full one for
+ * an empty one, each in one lock hold; only when the barn cannot help does
+ * the CPU go to the slabs.
  *
- * Not implemented yet (issue 3); not part of the build until it is.
+ * Only full (size == capacity) and empty sheaves of the cache's capacity
+ * are ever stored. The limits are soft: the exchange of an empty sheaf for
+ * a full one may leave one empty sheaf above the limit, since it does not
+ * change the number of sheaves the barn holds.
+ *
+ * Lock order: barn->lock is a leaf (raw, IRQs saved); it is taken with the
+ * per-CPU sheaves held, never together with a node's slab lock.
  */
+#include <linux/list.h>
+#include <linux/spinlock.h>
+
+#include "slabx_internal.h"
+
+/**
+ * barn_init() - set up an empty barn
+ * @barn: the barn.
+ */
+void barn_init(struct slabx_barn *barn)
+{
+	raw_spin_lock_init(&barn->lock);
+	INIT_LIST_HEAD(&barn->full);
+	INIT_LIST_HEAD(&barn->empty);
+	barn->nr_full = 0;
+	barn->nr_empty = 0;
+}
+
+static struct slabx_sheaf *take(struct list_head *list, unsigned int *nr)
+{
+	struct slabx_sheaf *sheaf;
+
+	sheaf = list_first_entry_or_null(list, struct slabx_sheaf, barn_list);
+	if (sheaf) {
+		list_del(&sheaf->barn_list);
+		(*nr)--;
+	}
+	return sheaf;
+}
+
+static void put(struct slabx_sheaf *sheaf, struct list_head *list,
+		unsigned int *nr)
+{
+	list_add(&sheaf->barn_list, list);
+	(*nr)++;
+}
+
+/**
+ * barn_get_full() - take a full sheaf
+ * @barn: the barn.
+ *
+ * Return: a full sheaf, or NULL when the barn has none.
+ */
+struct slabx_sheaf *barn_get_full(struct slabx_barn *barn)
+{
+	struct slabx_sheaf *sheaf;
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&barn->lock, flags);
+	sheaf = take(&barn->full, &barn->nr_full);
+	raw_spin_unlock_irqrestore(&barn->lock, flags);
+	return sheaf;
+}
+
+/**
+ * barn_get_empty() - take an empty sheaf
+ * @barn: the barn.
+ *
+ * Return: an empty sheaf, or NULL when the barn has none.
+ */
+struct slabx_sheaf *barn_get_empty(struct slabx_barn *barn)
+{
+	struct slabx_sheaf *sheaf;
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&barn->lock, flags);
+	sheaf = take(&barn->empty, &barn->nr_empty);
+	raw_spin_unlock_irqrestore(&barn->lock, flags);
+	return sheaf;
+}
+
+/**
+ * barn_put_full() - store a full sheaf
+ * @barn: the barn.
+ * @sheaf: a full sheaf.
+ *
+ * Return: true if stored, false when the barn holds its limit of full
+ * sheaves (the caller keeps @sheaf).
+ */
+bool barn_put_full(struct slabx_barn *barn, struct slabx_sheaf *sheaf)
+{
+	unsigned long flags;
+	bool ok;
+
+	raw_spin_lock_irqsave(&barn->lock, flags);
+	ok = barn->nr_full < SLABX_BARN_MAX_FULL;
+	if (ok)
+		put(sheaf, &barn->full, &barn->nr_full);
+	raw_spin_unlock_irqrestore(&barn->lock, flags);
+	return ok;
+}
+
+/**
+ * barn_put_empty() - store an empty sheaf
+ * @barn: the barn.
+ * @sheaf: an empty sheaf.
+ *
+ * Return: true if stored, false when the barn holds its limit of empty
+ * sheaves (the caller keeps @sheaf).
+ */
+bool barn_put_empty(struct slabx_barn *barn, struct slabx_sheaf *sheaf)
+{
+	unsigned long flags;
+	bool ok;
+
+	raw_spin_lock_irqsave(&barn->lock, flags);
+	ok = barn->nr_empty < SLABX_BARN_MAX_EMPTY;
+	if (ok)
+		put(sheaf, &barn->empty, &barn->nr_empty);
+	raw_spin_unlock_irqrestore(&barn->lock, flags);
+	return ok;
+}
+
+/**
+ * barn_exchange_empty() - trade an empty sheaf for a full one
+ * @barn: the barn.
+ * @empty: an empty sheaf, stored only if a full one is handed out.
+ *
+ * Return: a full sheaf, or NULL (and @empty stays the caller's).
+ */
+struct slabx_sheaf *barn_exchange_empty(struct slabx_barn *barn,
+					struct slabx_sheaf *empty)
+{
+	struct slabx_sheaf *full;
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&barn->lock, flags);
+	full = take(&barn->full, &barn->nr_full);
+	if (full)
+		put(empty, &barn->empty, &barn->nr_empty);
+	raw_spin_unlock_irqrestore(&barn->lock, flags);
+	return full;
+}
+
+/**
+ * barn_exchange_full() - trade a full sheaf for an empty one
+ * @barn: the barn.
+ * @full: a full sheaf, stored only if an empty one is handed out.
+ *
+ * Return: an empty sheaf, or NULL when the barn has no empty sheaf or holds
+ * its limit of full ones (and @full stays the caller's).
+ */
+struct slabx_sheaf *barn_exchange_full(struct slabx_barn *barn,
+				       struct slabx_sheaf *full)
+{
+	struct slabx_sheaf *empty = NULL;
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&barn->lock, flags);
+	if (barn->nr_full < SLABX_BARN_MAX_FULL) {
+		empty = take(&barn->empty, &barn->nr_empty);
+		if (empty)
+			put(full, &barn->full, &barn->nr_full);
+	}
+	raw_spin_unlock_irqrestore(&barn->lock, flags);
+	return empty;
+}
+
+/**
+ * barn_has_room_for_full() - whether barn_put_full() would succeed now
+ * @barn: the barn.
+ *
+ * Return: true while the barn holds fewer full sheaves than its limit.
+ */
+bool barn_has_room_for_full(struct slabx_barn *barn)
+{
+	return READ_ONCE(barn->nr_full) < SLABX_BARN_MAX_FULL;
+}
+
+/**
+ * barn_take_all() - empty the barn
+ * @barn: the barn.
+ * @full: receives every full sheaf.
+ * @empty: receives every empty sheaf.
+ */
+void barn_take_all(struct slabx_barn *barn, struct list_head *full,
+		   struct list_head *empty)
+{
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&barn->lock, flags);
+	list_splice_init(&barn->full, full);
+	list_splice_init(&barn->empty, empty);
+	barn->nr_full = 0;
+	barn->nr_empty = 0;
+	raw_spin_unlock_irqrestore(&barn->lock, flags);
+}
+
+/**
+ * barn_occupancy() - how many sheaves the barn holds
+ * @barn: the barn.
+ * @nr_full: receives the number of full sheaves.
+ * @nr_empty: receives the number of empty sheaves.
+ */
+void barn_occupancy(struct slabx_barn *barn, unsigned int *nr_full,
+		    unsigned int *nr_empty)
+{
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&barn->lock, flags);
+	*nr_full = barn->nr_full;
+	*nr_empty = barn->nr_empty;
+	raw_spin_unlock_irqrestore(&barn->lock, flags);
+}

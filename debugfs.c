@@ -3,7 +3,14 @@
  * slabx debugfs: /sys/kernel/debug/slabx/
  *
  *   summary          one line per cache, and the pages slabx holds
- *   <cache>/stats    geometry, occupancy, event counters, per-node lists
+ *   fail_pages       fault injection: slab page allocations left to fail
+ *                    (negative: all), see slabx_fault_inject_pages()
+ *   <cache>/stats    geometry, occupancy, event counters, per-node slab
+ *                    lists and barns
+ *
+ * The sheaf capacity is fixed when a cache is created, so it is shown but
+ * not writable: sheaves of two capacities would meet in the barns, and
+ * resizing every CPU's sheaves would need all of them stopped at once.
  *
  * Lock order: slabx_caches_mutex -> slabx_node->lock (through
  * slabx_cache_info() and node_stats_show()).
@@ -35,6 +42,12 @@ static void node_stats_show(struct seq_file *m, struct slabx_cache *s)
 			   nid, slabs, partial, empty, slabs * s->objs_per_slab,
 			   slabs * s->objs_per_slab - free);
 	}
+	for_each_node(nid) {
+		unsigned int full, empty;
+
+		barn_occupancy(&s->node[nid]->barn, &full, &empty);
+		seq_printf(m, "barn%d full=%u empty=%u\n", nid, full, empty);
+	}
 }
 
 static int stats_show(struct seq_file *m, void *v)
@@ -50,10 +63,12 @@ static int stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "align %u\n", info.align);
 	seq_printf(m, "order %u\n", info.order);
 	seq_printf(m, "objs_per_slab %u\n", info.objs_per_slab);
+	seq_printf(m, "sheaf_capacity %u\n", info.sheaf_capacity);
 	seq_printf(m, "objects_inuse %lu\n", info.objects_inuse);
 	seq_printf(m, "objects_total %lu\n", info.objects_total);
 	seq_printf(m, "slabs %lu\n", info.slabs);
 	seq_printf(m, "pages %lu\n", info.slabs << info.order);
+	seq_printf(m, "objects_barn %lu\n", info.objects_barn);
 	for (i = 0; i < SLABX_NR_STATS; i++)
 		seq_printf(m, "%s %lu\n", slabx_stat_names[i],
 			   slabx_cache_stat(s, i));
@@ -84,6 +99,20 @@ static int summary_show(struct seq_file *m, void *v)
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(summary);
+
+static int fail_pages_get(void *data, u64 *val)
+{
+	*val = (s64)slabx_fault_injected_pages();
+	return 0;
+}
+
+static int fail_pages_set(void *data, u64 val)
+{
+	slabx_fault_inject_pages((s64)val);
+	return 0;
+}
+DEFINE_DEBUGFS_ATTRIBUTE(fail_pages_fops, fail_pages_get, fail_pages_set,
+			 "%lld\n");
 
 /**
  * slabx_debugfs_add_cache() - create a cache's debugfs directory
@@ -117,6 +146,8 @@ void slabx_debugfs_init(void)
 	slabx_debugfs_root = debugfs_create_dir("slabx", NULL);
 	debugfs_create_file("summary", 0444, slabx_debugfs_root, NULL,
 			    &summary_fops);
+	debugfs_create_file_unsafe("fail_pages", 0644, slabx_debugfs_root, NULL,
+				   &fail_pages_fops);
 }
 
 /**

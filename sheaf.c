@@ -1,7 +1,857 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * slabx sheaves: per-CPU main/spare/rcu_free arrays of object pointers in
- * front of the slabs, and the prefilled-sheaf API.
+ * slabx sheaves: per-CPU arrays of free objects in front of the slabs, and
+ * the prefilled-sheaf API.
  *
- * Not implemented yet (issue 3); not part of the build until it is.
+ * Every CPU of a cache with sheaves has a main sheaf (never NULL) and an
+ * optional spare. An allocation pops from main; when main is empty it swaps
+ * with a non-empty spare, else trades main for a full sheaf of the local
+ * node's barn, else refills main from the node's partial slabs in one lock
+ * hold, else the caller takes the slab path, which makes a new slab. A free
+ * mirrors it: push to main; when main is full swap with an empty spare,
+ * else trade for an empty barn sheaf, else allocate a new empty sheaf, else
+ * flush main into the slabs. Objects in a CPU's sheaves are all of the
+ * CPU's node: a free of a remote object, or an allocation for another node,
+ * bypasses the sheaves.
+ *
+ * Protection of the per-CPU state: preemption off plus the per-CPU in_use
+ * flag (pcs_lock()). We do not disable IRQs: the fast path stays a few
+ * instructions, and an interrupt that arrives while a task of its CPU holds
+ * the sheaves sees in_use set and takes the slab path, which is IRQ-safe
+ * (its locks are taken with IRQs saved). So a re-entrant call (IRQ, NMI,
+ * probe) never touches a sheaf in the middle of an update. Interrupts nest,
+ * so the flag's check-then-set needs no atomic operation.
+ *
+ * Nothing that may sleep or take a non-raw lock runs with the sheaves held:
+ * new sheaves are allocated, and pages freed, after pcs_unlock(); the
+ * per-CPU state is looked up again afterwards, since the task may have
+ * moved to another CPU.
+ *
+ * Lock order: per-CPU sheaves -> barn->lock or node->lock (see slabx.c).
  */
+#include <linux/cpu.h>
+#include <linux/cpumask.h>
+#include <linux/err.h>
+#include <linux/module.h>
+#include <linux/overflow.h>
+#include <linux/preempt.h>
+#include <linux/slab.h>
+#include <linux/workqueue.h>
+
+#include "slabx_internal.h"
+
+/* ---- sheaves -------------------------------------------------------------- */
+
+static struct slabx_sheaf *sheaf_new(struct slabx_cache *s,
+				     unsigned int capacity, gfp_t gfp)
+{
+	struct slabx_sheaf *sheaf;
+
+	sheaf = kmalloc(struct_size(sheaf, objects, capacity),
+			(gfp & ~__GFP_ZERO) | __GFP_NOWARN);
+	if (!sheaf)
+		return NULL;
+	INIT_LIST_HEAD(&sheaf->barn_list);
+	sheaf->size = 0;
+	sheaf->capacity = capacity;
+	slabx_stat_inc(s, SLABX_SHEAF_ALLOC);
+	return sheaf;
+}
+
+/* Put a sheaf's objects back into the slabs. Not with the sheaves held. */
+static void sheaf_flush(struct slabx_cache *s, struct slabx_sheaf *sheaf)
+{
+	if (!sheaf->size)
+		return;
+	slabx_slab_flush(s, sheaf->objects, sheaf->size);
+	sheaf->size = 0;
+	slabx_stat_inc(s, SLABX_SHEAF_FLUSH);
+}
+
+/* The same with the sheaves held: freed slabs are collected on @discard. */
+static void sheaf_flush_locked(struct slabx_cache *s,
+			       struct slabx_sheaf *sheaf,
+			       struct list_head *discard)
+{
+	slabx_slab_release(s, sheaf->objects, sheaf->size, discard);
+	sheaf->size = 0;
+	slabx_stat_inc(s, SLABX_SHEAF_FLUSH);
+}
+
+/* Free a sheaf, flushing what it still holds first. */
+static void sheaf_free(struct slabx_cache *s, struct slabx_sheaf *sheaf)
+{
+	if (!sheaf)
+		return;
+	sheaf_flush(s, sheaf);
+	kfree(sheaf);
+	slabx_stat_inc(s, SLABX_SHEAF_FREE);
+}
+
+/* Keep an empty sheaf in the local barn, or free it. */
+static void sheaf_stash_empty(struct slabx_cache *s, struct slabx_sheaf *sheaf)
+{
+	if (!barn_put_empty(slabx_local_barn(s), sheaf))
+		sheaf_free(s, sheaf);
+}
+
+/**
+ * sheaf_default_capacity() - sheaf capacity for a cache without one given
+ * @stride: the cache's object stride.
+ *
+ * About 8 KiB of objects per sheaf, between 4 and 64 objects.
+ *
+ * Return: the capacity.
+ */
+unsigned int sheaf_default_capacity(unsigned int stride)
+{
+	return clamp(8192U / stride, 4U, 64U);
+}
+
+/* ---- the per-CPU sheaves ---------------------------------------------------- */
+
+/*
+ * Take this CPU's sheaves, or NULL when a task of this CPU that we
+ * interrupted holds them. On success, preemption stays off until
+ * pcs_unlock().
+ */
+static struct slabx_cpu_sheaves *pcs_lock(struct slabx_cache *s)
+{
+	struct slabx_cpu_sheaves *pcs;
+
+	preempt_disable();
+	pcs = this_cpu_ptr(s->cpu_sheaves);
+	if (unlikely(READ_ONCE(pcs->in_use))) {
+		preempt_enable();
+		return NULL;
+	}
+	WRITE_ONCE(pcs->in_use, true);
+	barrier();
+	return pcs;
+}
+
+static void pcs_unlock(struct slabx_cpu_sheaves *pcs)
+{
+	barrier();
+	WRITE_ONCE(pcs->in_use, false);
+	preempt_enable();
+}
+
+/* Whether @gfp lets us take the node lock and refill from the slabs. */
+static bool gfp_allows_spinning(gfp_t gfp)
+{
+	return gfp & __GFP_RECLAIM;
+}
+
+/* Whether this context may allocate an empty sheaf with GFP_NOWAIT. */
+static bool may_alloc_sheaf(void)
+{
+	if (in_nmi())
+		return false;
+	return !IS_ENABLED(CONFIG_PREEMPT_RT) || preemptible();
+}
+
+/*
+ * Main is empty: make it non-empty. Return: false when nothing could be
+ * had without allocating pages (the caller takes the slab path).
+ */
+static bool main_refill(struct slabx_cache *s, struct slabx_cpu_sheaves *pcs,
+			gfp_t gfp)
+{
+	struct slabx_barn *barn = slabx_local_barn(s);
+	struct slabx_sheaf *full;
+
+	if (pcs->spare && pcs->spare->size) {
+		swap(pcs->main, pcs->spare);
+		return true;
+	}
+	if (!pcs->spare) {
+		full = barn_get_full(barn);
+		if (full)
+			pcs->spare = pcs->main;
+	} else {
+		full = barn_exchange_empty(barn, pcs->main);
+	}
+	if (full) {
+		pcs->main = full;
+		slabx_stat_inc(s, SLABX_BARN_GET);
+		return true;
+	}
+	slabx_stat_inc(s, SLABX_BARN_GET_FAIL);
+
+	if (!gfp_allows_spinning(gfp))
+		return false;
+	pcs->main->size = slabx_slab_take(s, numa_mem_id(), pcs->main->objects,
+					  pcs->main->capacity);
+	if (!pcs->main->size)
+		return false;
+	slabx_stat_inc(s, SLABX_SHEAF_REFILL);
+	return true;
+}
+
+/*
+ * Main is full: make room in it without allocating. Return: false when no
+ * empty sheaf could be had.
+ */
+static bool main_make_room(struct slabx_cache *s,
+			   struct slabx_cpu_sheaves *pcs)
+{
+	struct slabx_barn *barn = slabx_local_barn(s);
+	struct slabx_sheaf *empty;
+
+	if (pcs->spare && !pcs->spare->size) {
+		swap(pcs->main, pcs->spare);
+		return true;
+	}
+	if (!pcs->spare) {
+		empty = barn_get_empty(barn);
+		if (empty) {
+			pcs->spare = pcs->main;
+			pcs->main = empty;
+			return true;
+		}
+		return false;
+	}
+	if (pcs->spare->size != pcs->spare->capacity)
+		return false;
+	empty = barn_exchange_full(barn, pcs->main);
+	if (!empty) {
+		slabx_stat_inc(s, SLABX_BARN_PUT_FAIL);
+		return false;
+	}
+	pcs->main = empty;
+	slabx_stat_inc(s, SLABX_BARN_PUT);
+	return true;
+}
+
+/*
+ * Main is full and @empty is a new empty sheaf: make it main, parking the
+ * full one as spare or in the barn, or else flush the full one. @empty may
+ * be NULL (its allocation failed). Return: a sheaf left over, to be freed by
+ * the caller, or NULL.
+ */
+static struct slabx_sheaf *main_install_empty(struct slabx_cache *s,
+					      struct slabx_cpu_sheaves *pcs,
+					      struct slabx_sheaf *empty,
+					      struct list_head *discard)
+{
+	if (!empty) {
+		sheaf_flush_locked(s, pcs->main, discard);
+		return NULL;
+	}
+	if (!pcs->spare) {
+		pcs->spare = pcs->main;
+	} else if (barn_put_full(slabx_local_barn(s), pcs->main)) {
+		slabx_stat_inc(s, SLABX_BARN_PUT);
+	} else {
+		slabx_stat_inc(s, SLABX_BARN_PUT_FAIL);
+		sheaf_flush_locked(s, pcs->main, discard);
+		return empty;
+	}
+	pcs->main = empty;
+	return NULL;
+}
+
+/**
+ * sheaves_alloc() - allocate from this CPU's sheaves
+ * @s: a cache with sheaves.
+ * @gfp: allocation context.
+ * @nid: node asked for, or NUMA_NO_NODE.
+ *
+ * Return: an object, or NULL when the caller must take the slab path: the
+ * sheaves are busy (re-entrant call), @nid is not this CPU's node, or
+ * neither the sheaves, the barn nor the partial slabs had an object.
+ */
+void *sheaves_alloc(struct slabx_cache *s, gfp_t gfp, int nid)
+{
+	struct slabx_cpu_sheaves *pcs;
+	void *obj = NULL;
+
+	pcs = pcs_lock(s);
+	if (!pcs)
+		return NULL;
+	if ((nid == NUMA_NO_NODE || nid == numa_mem_id()) &&
+	    (pcs->main->size || main_refill(s, pcs, gfp)))
+		obj = pcs->main->objects[--pcs->main->size];
+	pcs_unlock(pcs);
+	if (obj)
+		slabx_stat_inc(s, SLABX_ALLOC_FASTPATH);
+	return obj;
+}
+
+/* Free into held sheaves; slabs to free are collected on @discard. */
+static bool free_locked(struct slabx_cache *s, struct slabx_cpu_sheaves *pcs,
+			void *obj)
+{
+	if (pcs->main->size == pcs->main->capacity &&
+	    !main_make_room(s, pcs))
+		return false;
+	pcs->main->objects[pcs->main->size++] = obj;
+	return true;
+}
+
+/*
+ * No empty sheaf was at hand for a full main: allocate one with the sheaves
+ * released, then take them again (perhaps on another CPU) and install it,
+ * or flush main if there is none.
+ */
+static bool free_slow(struct slabx_cache *s, int nid, void *obj)
+{
+	struct slabx_sheaf *empty = NULL, *left;
+	struct slabx_cpu_sheaves *pcs;
+	LIST_HEAD(discard);
+	bool done = false;
+
+	if (may_alloc_sheaf() && barn_has_room_for_full(slabx_local_barn(s)))
+		empty = sheaf_new(s, s->sheaf_capacity,
+				  GFP_NOWAIT | __GFP_NOWARN);
+	left = empty;
+	pcs = pcs_lock(s);
+	if (!pcs)
+		goto out;
+	/* We may be on another CPU now, even on another node. */
+	if (nid == numa_mem_id()) {
+		if (pcs->main->size == pcs->main->capacity &&
+		    !main_make_room(s, pcs))
+			left = main_install_empty(s, pcs, empty, &discard);
+		pcs->main->objects[pcs->main->size++] = obj;
+		done = true;
+	}
+	pcs_unlock(pcs);
+out:
+	slabx_slab_discard_list(s, &discard);
+	if (left)
+		sheaf_stash_empty(s, left);
+	return done;
+}
+
+/**
+ * sheaves_free() - free into this CPU's sheaves
+ * @s: a cache with sheaves.
+ * @slab: the slab of @obj.
+ * @obj: the object.
+ *
+ * Return: true when done, false when the caller must take the slab path:
+ * the sheaves are busy (re-entrant call) or @obj is of another node.
+ */
+bool sheaves_free(struct slabx_cache *s, struct slabx_slab *slab, void *obj)
+{
+	struct slabx_cpu_sheaves *pcs;
+	bool done = false;
+
+	pcs = pcs_lock(s);
+	if (!pcs)
+		return false;
+	if (slab->nid == numa_mem_id()) {
+		done = free_locked(s, pcs, obj);
+		pcs_unlock(pcs);
+		if (!done)
+			done = free_slow(s, slab->nid, obj);
+	} else {
+		pcs_unlock(pcs);
+	}
+	if (done)
+		slabx_stat_inc(s, SLABX_FREE_FASTPATH);
+	return done;
+}
+
+/**
+ * sheaves_alloc_bulk() - take objects from this CPU's sheaves
+ * @s: a cache with sheaves.
+ * @gfp: allocation context.
+ * @p: receives the objects.
+ * @nr: objects wanted.
+ *
+ * Return: the number of objects taken; the caller gets the rest from the
+ * slabs.
+ */
+unsigned int sheaves_alloc_bulk(struct slabx_cache *s, gfp_t gfp, void **p,
+				unsigned int nr)
+{
+	struct slabx_cpu_sheaves *pcs;
+	unsigned int got = 0;
+
+	pcs = pcs_lock(s);
+	if (!pcs)
+		return 0;
+	while (got < nr && (pcs->main->size || main_refill(s, pcs, gfp))) {
+		struct slabx_sheaf *main = pcs->main;
+		unsigned int n = min(nr - got, main->size);
+
+		main->size -= n;
+		memcpy(p + got, main->objects + main->size, n * sizeof(*p));
+		got += n;
+	}
+	pcs_unlock(pcs);
+	return got;
+}
+
+/**
+ * sheaves_free_bulk() - free objects, into this CPU's sheaves where possible
+ * @s: a cache with sheaves.
+ * @p: the objects; NULL entries are skipped.
+ * @nr: entries in @p.
+ *
+ * Objects of the local node go to the sheaves in one hold of them, flushing
+ * main when it is full and no empty sheaf is at hand; the others go to their
+ * slabs.
+ *
+ * Return: the number of objects freed.
+ */
+size_t sheaves_free_bulk(struct slabx_cache *s, void **p, size_t nr)
+{
+	size_t i, fast = 0, slow = 0, remote = 0;
+	struct slabx_cpu_sheaves *pcs;
+	LIST_HEAD(discard);
+	int nid;
+
+	pcs = pcs_lock(s);
+	nid = numa_mem_id();
+	for (i = 0; i < nr; i++) {
+		struct slabx_slab *slab;
+
+		if (!p[i])
+			continue;
+		slab = slabx_obj_slab(s, p[i]);
+		if (!slab)
+			continue;
+		if (pcs && slab->nid == nid) {
+			if (!free_locked(s, pcs, p[i])) {
+				sheaf_flush_locked(s, pcs->main, &discard);
+				pcs->main->objects[pcs->main->size++] = p[i];
+			}
+			fast++;
+		} else {
+			/* Compact the rest at the front for the slab layer. */
+			p[remote++] = p[i];
+		}
+	}
+	if (pcs)
+		pcs_unlock(pcs);
+	slabx_slab_discard_list(s, &discard);
+	if (remote)
+		slow = slabx_slab_flush(s, p, remote);
+	slabx_stat_add(s, SLABX_FREE_FASTPATH, fast);
+	slabx_stat_add(s, SLABX_FREE_SLOWPATH, slow);
+	return fast + slow;
+}
+
+/* ---- lifecycle, flushing ------------------------------------------------------ */
+
+/**
+ * sheaves_init() - give every possible CPU its main sheaf
+ * @s: a new cache; nothing to do when its sheaf capacity is 0.
+ *
+ * Return: 0 or -ENOMEM (the caller then calls sheaves_destroy()).
+ */
+int sheaves_init(struct slabx_cache *s)
+{
+	int cpu;
+
+	if (!s->sheaf_capacity)
+		return 0;
+	s->cpu_sheaves = alloc_percpu(struct slabx_cpu_sheaves);
+	if (!s->cpu_sheaves)
+		return -ENOMEM;
+	for_each_possible_cpu(cpu) {
+		struct slabx_cpu_sheaves *pcs = per_cpu_ptr(s->cpu_sheaves, cpu);
+
+		pcs->main = sheaf_new(s, s->sheaf_capacity, GFP_KERNEL);
+		if (!pcs->main)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/*
+ * Flush one CPU's sheaves, keeping main (empty) and parking or freeing the
+ * spare. The caller owns the CPU's state: the CPU is dead, or it runs the
+ * caller with the sheaves held.
+ */
+static void pcs_flush(struct slabx_cache *s, struct slabx_cpu_sheaves *pcs,
+		      struct list_head *discard)
+{
+	struct slabx_sheaf *spare = pcs->spare;
+
+	if (pcs->main->size)
+		sheaf_flush_locked(s, pcs->main, discard);
+	if (spare) {
+		if (spare->size)
+			sheaf_flush_locked(s, spare, discard);
+		pcs->spare = NULL;
+		if (!barn_put_empty(slabx_local_barn(s), spare)) {
+			kfree(spare);
+			slabx_stat_inc(s, SLABX_SHEAF_FREE);
+		}
+	}
+}
+
+/**
+ * sheaves_flush_cpu() - flush a dead CPU's sheaves
+ * @s: the cache.
+ * @cpu: a CPU that is offline, whose sheaves nobody can use.
+ */
+void sheaves_flush_cpu(struct slabx_cache *s, unsigned int cpu)
+{
+	LIST_HEAD(discard);
+
+	if (!s->cpu_sheaves)
+		return;
+	pcs_flush(s, per_cpu_ptr(s->cpu_sheaves, cpu), &discard);
+	slabx_slab_discard_list(s, &discard);
+}
+
+/**
+ * sheaves_flush_barns() - flush every barn of a cache into the slabs
+ * @s: the cache.
+ *
+ * Full sheaves are flushed and, like the empty ones, freed.
+ *
+ * Return: the number of objects that were in the barns.
+ */
+unsigned long sheaves_flush_barns(struct slabx_cache *s)
+{
+	struct slabx_sheaf *sheaf, *tmp;
+	unsigned long objects = 0;
+	int nid;
+
+	if (!s->cpu_sheaves)
+		return 0;
+	for_each_node(nid) {
+		LIST_HEAD(full);
+		LIST_HEAD(empty);
+
+		barn_take_all(&s->node[nid]->barn, &full, &empty);
+		list_splice(&empty, &full);
+		list_for_each_entry_safe(sheaf, tmp, &full, barn_list) {
+			list_del(&sheaf->barn_list);
+			objects += sheaf->size;
+			sheaf_free(s, sheaf);
+		}
+	}
+	return objects;
+}
+
+struct flush_work {
+	struct work_struct work;
+	struct slabx_cache *s;
+};
+
+static void flush_work_fn(struct work_struct *work)
+{
+	struct flush_work *fw = container_of(work, struct flush_work, work);
+	struct slabx_cpu_sheaves *pcs;
+	LIST_HEAD(discard);
+
+	/* A kworker bound to the CPU: nothing of this CPU holds the sheaves. */
+	pcs = pcs_lock(fw->s);
+	if (WARN_ON_ONCE(!pcs))
+		return;
+	pcs_flush(fw->s, pcs, &discard);
+	pcs_unlock(pcs);
+	slabx_slab_discard_list(fw->s, &discard);
+}
+
+/**
+ * sheaves_flush_all() - flush every CPU's sheaves and every barn
+ * @s: the cache.
+ *
+ * Each online CPU flushes its own sheaves in a work item; offline CPUs were
+ * flushed when they died.
+ *
+ * Context: process context, may sleep; not under cpus_read_lock().
+ */
+void sheaves_flush_all(struct slabx_cache *s)
+{
+	struct flush_work *works;
+	unsigned int cpu;
+
+	if (!s->cpu_sheaves)
+		return;
+	/* Without memory for the work items, only the barns are flushed. */
+	works = kcalloc(nr_cpu_ids, sizeof(*works), GFP_KERNEL);
+	if (works) {
+		cpus_read_lock();
+		for_each_online_cpu(cpu) {
+			INIT_WORK(&works[cpu].work, flush_work_fn);
+			works[cpu].s = s;
+			queue_work_on(cpu, system_highpri_wq, &works[cpu].work);
+		}
+		for_each_online_cpu(cpu)
+			flush_work(&works[cpu].work);
+		cpus_read_unlock();
+		kfree(works);
+	}
+	sheaves_flush_barns(s);
+}
+
+/**
+ * sheaves_destroy() - flush and free all sheaves of a dying cache
+ * @s: the cache; no other call on it runs concurrently. Safe on a cache
+ *	whose sheaves_init() failed half-way, and to call twice.
+ */
+void sheaves_destroy(struct slabx_cache *s)
+{
+	int cpu;
+
+	if (!s->cpu_sheaves)
+		return;
+	for_each_possible_cpu(cpu) {
+		struct slabx_cpu_sheaves *pcs = per_cpu_ptr(s->cpu_sheaves, cpu);
+
+		sheaf_free(s, pcs->main);
+		sheaf_free(s, pcs->spare);
+	}
+	sheaves_flush_barns(s);
+	free_percpu(s->cpu_sheaves);
+	s->cpu_sheaves = NULL;
+}
+
+/* ---- prefilled sheaves ---------------------------------------------------------- */
+
+static bool prefill_count_valid(struct slabx_cache *s, unsigned int count)
+{
+	if (count && count <= SLABX_PREFILL_MAX)
+		return true;
+	pr_warn_ratelimited("slabx: %s: prefill of %u objects refused (1..%u)\n",
+			    s->name, count, SLABX_PREFILL_MAX);
+	return false;
+}
+
+/*
+ * Fill @sheaf up to @count objects from the slabs. On failure the objects
+ * taken go back and the sheaf is as it was. Return: 0 or -ENOMEM.
+ */
+static int sheaf_fill(struct slabx_cache *s, gfp_t gfp,
+		      struct slabx_sheaf *sheaf, unsigned int count)
+{
+	unsigned int need = count - sheaf->size, got;
+
+	got = slabx_slab_fill(s, gfp, NUMA_NO_NODE,
+			      sheaf->objects + sheaf->size, need);
+	if (got < need) {
+		slabx_slab_flush(s, sheaf->objects + sheaf->size, got);
+		return -ENOMEM;
+	}
+	sheaf->size += got;
+	return 0;
+}
+
+/* A sheaf holding at least @count objects, ready at hand: spare or barn. */
+static struct slabx_sheaf *prefill_take_ready(struct slabx_cache *s,
+					      unsigned int count)
+{
+	struct slabx_cpu_sheaves *pcs;
+	struct slabx_sheaf *sheaf = NULL;
+
+	pcs = pcs_lock(s);
+	if (pcs) {
+		if (pcs->spare && pcs->spare->size >= count) {
+			sheaf = pcs->spare;
+			pcs->spare = NULL;
+		}
+		pcs_unlock(pcs);
+	}
+	if (!sheaf) {
+		sheaf = barn_get_full(slabx_local_barn(s));
+		if (sheaf)
+			slabx_stat_inc(s, SLABX_BARN_GET);
+	}
+	return sheaf;
+}
+
+/**
+ * slabx_prefill_sheaf() - get a sheaf of objects for a critical section
+ * @s: the cache.
+ * @gfp: allocation context for filling the sheaf.
+ * @count: objects the sheaf must hold, 1 to %SLABX_PREFILL_MAX.
+ *
+ * Up to the cache's sheaf capacity, a ready sheaf (this CPU's spare or a
+ * full barn sheaf) is handed over when there is one, else a new sheaf is
+ * filled from the slabs; above it an oversize sheaf of @count objects is
+ * made. Objects are taken from slabx_alloc_from_sheaf(), and the sheaf goes
+ * back with slabx_return_sheaf().
+ *
+ * Context: any context that @gfp allows.
+ * Return: a sheaf with at least @count objects, ERR_PTR(-EINVAL) for a bad
+ * @count (reported with pr_warn), or ERR_PTR(-ENOMEM).
+ */
+struct slabx_sheaf *slabx_prefill_sheaf(struct slabx_cache *s, gfp_t gfp,
+					unsigned int count)
+{
+	struct slabx_sheaf *sheaf;
+	unsigned int capacity;
+
+	if (!prefill_count_valid(s, count))
+		return ERR_PTR(-EINVAL);
+	if (count <= s->sheaf_capacity) {
+		sheaf = prefill_take_ready(s, count);
+		if (sheaf) {
+			slabx_stat_inc(s, SLABX_SHEAF_PREFILL_FAST);
+			return sheaf;
+		}
+		capacity = s->sheaf_capacity;
+		slabx_stat_inc(s, SLABX_SHEAF_PREFILL_SLOW);
+	} else {
+		capacity = count;
+		slabx_stat_inc(s, SLABX_SHEAF_PREFILL_OVERSIZE);
+	}
+	sheaf = sheaf_new(s, capacity, gfp);
+	if (!sheaf)
+		return ERR_PTR(-ENOMEM);
+	if (sheaf_fill(s, gfp, sheaf, count)) {
+		sheaf_free(s, sheaf);
+		return ERR_PTR(-ENOMEM);
+	}
+	return sheaf;
+}
+EXPORT_SYMBOL_GPL(slabx_prefill_sheaf);
+
+/**
+ * slabx_alloc_from_sheaf() - take an object from a prefilled sheaf
+ * @s: the cache the sheaf was prefilled from.
+ * @gfp: only %__GFP_ZERO is looked at: it zeroes the object.
+ * @sheaf: the sheaf, owned by the caller.
+ *
+ * Takes no lock and allocates nothing, so it cannot fail while the sheaf
+ * holds objects.
+ *
+ * Context: any context, IRQs disabled and raw spinlocks held included; the
+ * caller serialises use of @sheaf.
+ * Return: an object, or NULL when @sheaf is empty.
+ */
+void *slabx_alloc_from_sheaf(struct slabx_cache *s, gfp_t gfp,
+			     struct slabx_sheaf *sheaf)
+{
+	void *obj;
+
+	if (!sheaf->size)
+		return NULL;
+	obj = sheaf->objects[--sheaf->size];
+	if (gfp & __GFP_ZERO)
+		memset(obj, 0, s->object_size);
+	slabx_stat_inc(s, SLABX_ALLOC_FASTPATH);
+	slabx_stat_inc(s, SLABX_ALLOC);
+	return obj;
+}
+EXPORT_SYMBOL_GPL(slabx_alloc_from_sheaf);
+
+/* Replace *@sheafp by an oversize sheaf of @count objects holding its own. */
+static int sheaf_grow(struct slabx_cache *s, gfp_t gfp,
+		      struct slabx_sheaf **sheafp, unsigned int count)
+{
+	struct slabx_sheaf *old = *sheafp, *sheaf;
+
+	sheaf = sheaf_new(s, count, gfp);
+	if (!sheaf)
+		return -ENOMEM;
+	if (sheaf_fill(s, gfp, sheaf, count - old->size)) {
+		sheaf_free(s, sheaf);
+		return -ENOMEM;
+	}
+	memcpy(sheaf->objects + sheaf->size, old->objects,
+	       old->size * sizeof(*old->objects));
+	sheaf->size += old->size;
+	old->size = 0;
+	sheaf_free(s, old);
+	*sheafp = sheaf;
+	slabx_stat_inc(s, SLABX_SHEAF_PREFILL_OVERSIZE);
+	return 0;
+}
+
+/**
+ * slabx_refill_sheaf() - top up a prefilled sheaf
+ * @s: the cache the sheaf was prefilled from.
+ * @gfp: allocation context for the new objects.
+ * @sheafp: the sheaf; replaced by a larger one when @count exceeds its
+ *	capacity.
+ * @count: objects the sheaf must hold, 1 to %SLABX_PREFILL_MAX.
+ *
+ * On failure the sheaf is left exactly as it was.
+ *
+ * Context: any context that @gfp allows.
+ * Return: 0, -EINVAL for a bad @count (reported with pr_warn), or -ENOMEM.
+ */
+int slabx_refill_sheaf(struct slabx_cache *s, gfp_t gfp,
+		       struct slabx_sheaf **sheafp, unsigned int count)
+{
+	struct slabx_sheaf *sheaf = *sheafp;
+
+	if (!prefill_count_valid(s, count))
+		return -EINVAL;
+	if (sheaf->size >= count)
+		return 0;
+	if (count <= sheaf->capacity)
+		return sheaf_fill(s, gfp, sheaf, count);
+	return sheaf_grow(s, gfp, sheafp, count);
+}
+EXPORT_SYMBOL_GPL(slabx_refill_sheaf);
+
+/* Park a returned sheaf of the cache's capacity. Return: false if not. */
+static bool sheaf_park(struct slabx_cache *s, gfp_t gfp,
+		       struct slabx_sheaf *sheaf)
+{
+	struct slabx_cpu_sheaves *pcs;
+	struct slabx_barn *barn;
+
+	pcs = pcs_lock(s);
+	if (pcs && !pcs->spare) {
+		pcs->spare = sheaf;
+		pcs_unlock(pcs);
+		return true;
+	}
+	if (pcs)
+		pcs_unlock(pcs);
+
+	/* A barn only holds full or empty sheaves. */
+	barn = slabx_local_barn(s);
+	if (!sheaf->size)
+		return barn_put_empty(barn, sheaf);
+	if (sheaf->size < sheaf->capacity &&
+	    (!gfp_allows_spinning(gfp) ||
+	     sheaf_fill(s, gfp, sheaf, sheaf->capacity)))
+		return false;
+	if (!barn_put_full(barn, sheaf)) {
+		slabx_stat_inc(s, SLABX_BARN_PUT_FAIL);
+		return false;
+	}
+	slabx_stat_inc(s, SLABX_BARN_PUT);
+	return true;
+}
+
+/**
+ * slabx_return_sheaf() - give back a prefilled sheaf
+ * @s: the cache the sheaf was prefilled from.
+ * @gfp: allocation context, for topping the sheaf up to put it in a barn.
+ * @sheaf: the sheaf, with any objects it still holds.
+ *
+ * A sheaf of the cache's capacity becomes this CPU's spare, or goes into
+ * the barn (filled up first); anything else, oversize sheaves included, is
+ * flushed into the slabs and freed.
+ *
+ * Context: any context that @gfp allows.
+ */
+void slabx_return_sheaf(struct slabx_cache *s, gfp_t gfp,
+			struct slabx_sheaf *sheaf)
+{
+	if (s->cpu_sheaves && sheaf->capacity == s->sheaf_capacity &&
+	    sheaf_park(s, gfp, sheaf)) {
+		slabx_stat_inc(s, SLABX_SHEAF_RETURN_FAST);
+		return;
+	}
+	slabx_stat_inc(s, SLABX_SHEAF_RETURN_SLOW);
+	sheaf_free(s, sheaf);
+}
+EXPORT_SYMBOL_GPL(slabx_return_sheaf);
+
+/**
+ * slabx_sheaf_size() - objects left in a prefilled sheaf
+ * @sheaf: the sheaf.
+ *
+ * Return: the number of objects slabx_alloc_from_sheaf() can still take.
+ */
+unsigned int slabx_sheaf_size(struct slabx_sheaf *sheaf)
+{
+	return sheaf->size;
+}
+EXPORT_SYMBOL_GPL(slabx_sheaf_size);

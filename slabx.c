@@ -10,20 +10,26 @@
  * constructed object keeps its state across free and reuse).
  *
  * Lock order:
- *   slabx_caches_mutex
- *     slabx_node->lock (raw, taken with IRQs saved; never two at once)
+ *   cpu_hotplug_lock (cpuhp callbacks, slabx_cache_shrink)
+ *     slabx_caches_mutex
+ *       per-CPU sheaves (in_use flag, preemption off; see sheaf.c)
+ *         slabx_node->lock or slabx_barn->lock (raw, IRQs saved; leaves,
+ *         never two at once)
  *
- * No page is allocated or freed with a node lock held.
+ * No page is allocated or freed with a node lock or the per-CPU sheaves
+ * held.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/cache.h>
+#include <linux/cpuhotplug.h>
 #include <linux/err.h>
 #include <linux/log2.h>
 #include <linux/module.h>
 #include <linux/mm.h>
 #include <linux/mutex.h>
 #include <linux/nodemask.h>
+#include <linux/shrinker.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/topology.h>
@@ -41,14 +47,30 @@ LIST_HEAD(slabx_caches);
 static LIST_HEAD(slabx_zombies);
 
 const char * const slabx_stat_names[SLABX_NR_STATS] = {
-	[SLABX_ALLOC]		= "alloc",
-	[SLABX_FREE]		= "free",
-	[SLABX_ALLOC_SLOWPATH]	= "alloc_slowpath",
-	[SLABX_FREE_SLOWPATH]	= "free_slowpath",
-	[SLABX_ALLOC_FAIL]	= "alloc_fail",
-	[SLABX_SLAB_NEW]	= "slab_new",
-	[SLABX_SLAB_DISCARD]	= "slab_discard",
-	[SLABX_FREE_INVALID]	= "free_invalid",
+	[SLABX_ALLOC]			= "alloc",
+	[SLABX_FREE]			= "free",
+	[SLABX_ALLOC_FASTPATH]		= "alloc_fastpath",
+	[SLABX_ALLOC_SLOWPATH]		= "alloc_slowpath",
+	[SLABX_FREE_FASTPATH]		= "free_fastpath",
+	[SLABX_FREE_SLOWPATH]		= "free_slowpath",
+	[SLABX_ALLOC_FAIL]		= "alloc_fail",
+	[SLABX_SLAB_NEW]		= "slab_new",
+	[SLABX_SLAB_DISCARD]		= "slab_discard",
+	[SLABX_FREE_INVALID]		= "free_invalid",
+	[SLABX_NODE_LOCK]		= "node_lock",
+	[SLABX_SHEAF_REFILL]		= "sheaf_refill",
+	[SLABX_SHEAF_FLUSH]		= "sheaf_flush",
+	[SLABX_SHEAF_ALLOC]		= "sheaf_alloc",
+	[SLABX_SHEAF_FREE]		= "sheaf_free",
+	[SLABX_BARN_GET]		= "barn_get",
+	[SLABX_BARN_GET_FAIL]		= "barn_get_fail",
+	[SLABX_BARN_PUT]		= "barn_put",
+	[SLABX_BARN_PUT_FAIL]		= "barn_put_fail",
+	[SLABX_SHEAF_PREFILL_FAST]	= "sheaf_prefill_fast",
+	[SLABX_SHEAF_PREFILL_SLOW]	= "sheaf_prefill_slow",
+	[SLABX_SHEAF_PREFILL_OVERSIZE]	= "sheaf_prefill_oversize",
+	[SLABX_SHEAF_RETURN_FAST]	= "sheaf_return_fast",
+	[SLABX_SHEAF_RETURN_SLOW]	= "sheaf_return_slow",
 };
 
 /* ---- object and slab geometry ------------------------------------------ */
@@ -180,7 +202,14 @@ static void slab_discard(struct slabx_cache *s, struct slabx_slab *slab)
 	slabx_stat_inc(s, SLABX_SLAB_DISCARD);
 }
 
-static void slab_discard_list(struct slabx_cache *s, struct list_head *list)
+/**
+ * slabx_slab_discard_list() - give slabs back to the page allocator
+ * @s: their cache.
+ * @list: slabs collected by slabx_slab_release(); emptied.
+ *
+ * Context: not under any slabx lock, nor with the per-CPU sheaves held.
+ */
+void slabx_slab_discard_list(struct slabx_cache *s, struct list_head *list)
 {
 	struct slabx_slab *slab, *tmp;
 
@@ -332,14 +361,33 @@ static bool node_double_free(struct slabx_cache *s, struct slabx_slab *slab,
 
 /* ---- allocation and free, slab layer ------------------------------------------ */
 
-static int local_node(void)
+/**
+ * slabx_obj_slab() - the slab of an object being freed
+ * @s: the cache the object should belong to.
+ * @obj: the object.
+ *
+ * Return: the slab, or NULL (with a warning) when @obj is not an object of
+ * @s. Double frees are only caught later, under the node lock, for
+ * %SLABX_DEBUG caches.
+ */
+struct slabx_slab *slabx_obj_slab(struct slabx_cache *s, void *obj)
 {
-	return numa_mem_id();
+	return obj_slab_checked(s, obj);
 }
 
-/* Take up to @max objects from node @nid's lists, in one lock hold. */
-static unsigned int slab_take(struct slabx_cache *s, int nid, void **p,
-			      unsigned int max)
+/**
+ * slabx_slab_take() - take objects from one node's slabs, in one lock hold
+ * @s: the cache.
+ * @nid: the node.
+ * @p: receives the objects.
+ * @max: room in @p.
+ *
+ * Never allocates pages, so it may run with the per-CPU sheaves held.
+ *
+ * Return: the number of objects taken, possibly 0.
+ */
+unsigned int slabx_slab_take(struct slabx_cache *s, int nid, void **p,
+			     unsigned int max)
 {
 	struct slabx_node *n = s->node[nid];
 	unsigned long flags;
@@ -348,7 +396,7 @@ static unsigned int slab_take(struct slabx_cache *s, int nid, void **p,
 	raw_spin_lock_irqsave(&n->lock, flags);
 	got = node_take(s, n, p, max);
 	raw_spin_unlock_irqrestore(&n->lock, flags);
-	slabx_stat_inc(s, SLABX_ALLOC_SLOWPATH);
+	slabx_stat_inc(s, SLABX_NODE_LOCK);
 	return got;
 }
 
@@ -365,22 +413,29 @@ static unsigned int slab_take_new(struct slabx_cache *s,
 	node_add_slab(s, n, slab);
 	got = node_take(s, n, p, max);
 	raw_spin_unlock_irqrestore(&n->lock, flags);
-	slabx_stat_inc(s, SLABX_ALLOC_SLOWPATH);
+	slabx_stat_inc(s, SLABX_NODE_LOCK);
 	return got;
 }
 
-/*
- * Fill @p with @nr objects from node @nid (NUMA_NO_NODE: the local node),
- * creating slabs as needed. Return: the number of objects obtained.
+/**
+ * slabx_slab_fill() - take objects from the slabs, creating slabs as needed
+ * @s: the cache.
+ * @gfp: allocation context for new slabs.
+ * @nid: node, or NUMA_NO_NODE for the local node.
+ * @p: receives the objects.
+ * @nr: objects wanted.
+ *
+ * Context: not with the per-CPU sheaves held: it may allocate pages.
+ * Return: the number of objects obtained; less than @nr when out of memory.
  */
-static unsigned int slab_fill(struct slabx_cache *s, gfp_t gfp, int nid,
-			      void **p, unsigned int nr)
+unsigned int slabx_slab_fill(struct slabx_cache *s, gfp_t gfp, int nid,
+			     void **p, unsigned int nr)
 {
 	bool exact = nid != NUMA_NO_NODE;
-	int node = exact ? nid : local_node();
+	int node = exact ? nid : numa_mem_id();
 	unsigned int got;
 
-	got = slab_take(s, node, p, nr);
+	got = slabx_slab_take(s, node, p, nr);
 	while (got < nr) {
 		struct slabx_slab *slab = slab_new(s, gfp, node, exact);
 
@@ -391,15 +446,24 @@ static unsigned int slab_fill(struct slabx_cache *s, gfp_t gfp, int nid,
 	return got;
 }
 
-/*
- * Free @nr objects, holding each node's lock across runs of its objects.
- * Return: the number of objects freed (bad pointers are not).
+/**
+ * slabx_slab_release() - put objects back into their slabs
+ * @s: the cache.
+ * @p: the objects; NULL entries are skipped.
+ * @nr: entries in @p.
+ * @discard: receives slabs that became free beyond the node's keep limit,
+ *	for slabx_slab_discard_list() once no lock is held.
+ *
+ * Holds each node's lock across runs of its objects. Never frees pages, so
+ * it may run with the per-CPU sheaves held.
+ *
+ * Return: the number of objects put back (bad pointers are not).
  */
-static size_t slab_release(struct slabx_cache *s, void **p, size_t nr)
+size_t slabx_slab_release(struct slabx_cache *s, void **p, size_t nr,
+			  struct list_head *discard)
 {
 	struct slabx_node *locked = NULL;
 	unsigned long flags = 0;
-	LIST_HEAD(discard);
 	size_t i, freed = 0;
 
 	for (i = 0; i < nr; i++) {
@@ -417,17 +481,45 @@ static size_t slab_release(struct slabx_cache *s, void **p, size_t nr)
 				raw_spin_unlock_irqrestore(&locked->lock,
 							   flags);
 			raw_spin_lock_irqsave(&n->lock, flags);
-			slabx_stat_inc(s, SLABX_FREE_SLOWPATH);
+			slabx_stat_inc(s, SLABX_NODE_LOCK);
 			locked = n;
 		}
 		if (node_double_free(s, slab, p[i]))
 			continue;
-		node_put(s, n, slab, p[i], &discard);
+		node_put(s, n, slab, p[i], discard);
 		freed++;
 	}
 	if (locked)
 		raw_spin_unlock_irqrestore(&locked->lock, flags);
-	slab_discard_list(s, &discard);
+	return freed;
+}
+
+/**
+ * slabx_slab_flush() - put objects back into their slabs and free the
+ *	slabs that became free beyond the keep limit
+ * @s: the cache.
+ * @p: the objects.
+ * @nr: entries in @p.
+ *
+ * Context: not with the per-CPU sheaves held.
+ * Return: the number of objects put back.
+ */
+size_t slabx_slab_flush(struct slabx_cache *s, void **p, size_t nr)
+{
+	LIST_HEAD(discard);
+	size_t freed;
+
+	freed = slabx_slab_release(s, p, nr, &discard);
+	slabx_slab_discard_list(s, &discard);
+	return freed;
+}
+
+/* Objects a user gives back through the slab layer directly. */
+static size_t slab_free_objects(struct slabx_cache *s, void **p, size_t nr)
+{
+	size_t freed = slabx_slab_flush(s, p, nr);
+
+	slabx_stat_add(s, SLABX_FREE_SLOWPATH, freed);
 	return freed;
 }
 
@@ -454,8 +546,9 @@ static bool node_valid(int nid)
  * @gfp: allocation context; %__GFP_ZERO zeroes the object.
  * @nid: node id, or %NUMA_NO_NODE for the local node.
  *
- * With a node id, the object comes from a slab on @nid when that node has
- * memory, else from the nearest node the page allocator finds.
+ * The object comes from this CPU's sheaves when @nid is the local node (or
+ * %NUMA_NO_NODE), else from a slab on @nid when that node has memory, else
+ * from the nearest node the page allocator finds.
  *
  * Context: any context that @gfp allows.
  * Return: the object, or NULL when out of memory or @nid is not a possible
@@ -463,7 +556,7 @@ static bool node_valid(int nid)
  */
 void *slabx_alloc_node(struct slabx_cache *s, gfp_t gfp, int nid)
 {
-	void *obj;
+	void *obj = NULL;
 
 	if (unlikely(!node_valid(nid))) {
 		pr_warn_ratelimited("%s: allocation on invalid node %d\n",
@@ -471,9 +564,14 @@ void *slabx_alloc_node(struct slabx_cache *s, gfp_t gfp, int nid)
 		slabx_stat_inc(s, SLABX_ALLOC_FAIL);
 		return NULL;
 	}
-	if (!slab_fill(s, gfp, nid, &obj, 1)) {
-		slabx_stat_inc(s, SLABX_ALLOC_FAIL);
-		return NULL;
+	if (s->cpu_sheaves)
+		obj = sheaves_alloc(s, gfp, nid);
+	if (!obj) {
+		if (!slabx_slab_fill(s, gfp, nid, &obj, 1)) {
+			slabx_stat_inc(s, SLABX_ALLOC_FAIL);
+			return NULL;
+		}
+		slabx_stat_inc(s, SLABX_ALLOC_SLOWPATH);
 	}
 	objects_zero(s, gfp, &obj, 1);
 	slabx_stat_inc(s, SLABX_ALLOC);
@@ -500,14 +598,28 @@ EXPORT_SYMBOL_GPL(slabx_alloc);
  * @s: the cache it was allocated from.
  * @obj: the object, or NULL (nothing is done).
  *
- * A pointer that is not an object of @s is refused with a warning and left
- * alone, so a bad free leaks memory instead of corrupting the cache.
+ * An object of the local node goes to this CPU's sheaves, any other to its
+ * slab. A pointer that is not an object of @s is refused with a warning and
+ * left alone, so a bad free leaks memory instead of corrupting the cache.
  *
  * Context: any context in which slabx_alloc() with %GFP_ATOMIC is allowed.
  */
 void slabx_free(struct slabx_cache *s, void *obj)
 {
-	slabx_stat_add(s, SLABX_FREE, slab_release(s, &obj, 1));
+	struct slabx_slab *slab;
+
+	if (!obj)
+		return;
+	if (s->cpu_sheaves) {
+		slab = slabx_obj_slab(s, obj);
+		if (!slab)
+			return;
+		if (sheaves_free(s, slab, obj)) {
+			slabx_stat_inc(s, SLABX_FREE);
+			return;
+		}
+	}
+	slabx_stat_add(s, SLABX_FREE, slab_free_objects(s, &obj, 1));
 }
 EXPORT_SYMBOL_GPL(slabx_free);
 
@@ -518,14 +630,17 @@ EXPORT_SYMBOL_GPL(slabx_free);
  * @nr: number of objects wanted.
  * @p: array of at least @nr pointers, filled with the objects.
  *
- * All or nothing: on failure the objects obtained so far are freed again.
+ * Takes what this CPU's sheaves can give, then the rest from the slabs in
+ * one lock hold per slab. All or nothing: on failure the objects obtained
+ * so far go back.
  *
  * Context: any context that @gfp allows.
- * Return: @nr on success, 0 on failure.
+ * Return: @nr on success, 0 on failure (or for a request above %INT_MAX,
+ * reported with pr_warn).
  */
 int slabx_alloc_bulk(struct slabx_cache *s, gfp_t gfp, size_t nr, void **p)
 {
-	unsigned int got;
+	unsigned int fast = 0, slow;
 
 	if (!nr)
 		return 0;
@@ -534,14 +649,19 @@ int slabx_alloc_bulk(struct slabx_cache *s, gfp_t gfp, size_t nr, void **p)
 				    s->name, nr);
 		return 0;
 	}
-	got = slab_fill(s, gfp, NUMA_NO_NODE, p, nr);
-	if (got < nr) {
+	if (s->cpu_sheaves)
+		fast = sheaves_alloc_bulk(s, gfp, p, nr);
+	slow = fast < nr ? slabx_slab_fill(s, gfp, NUMA_NO_NODE, p + fast,
+					   nr - fast) : 0;
+	if (fast + slow < nr) {
 		/* Never handed out, so neither an alloc nor a free. */
-		slab_release(s, p, got);
+		slabx_slab_flush(s, p, fast + slow);
 		slabx_stat_inc(s, SLABX_ALLOC_FAIL);
 		return 0;
 	}
 	objects_zero(s, gfp, p, nr);
+	slabx_stat_add(s, SLABX_ALLOC_FASTPATH, fast);
+	slabx_stat_add(s, SLABX_ALLOC_SLOWPATH, slow);
 	slabx_stat_add(s, SLABX_ALLOC, nr);
 	return nr;
 }
@@ -551,13 +671,20 @@ EXPORT_SYMBOL_GPL(slabx_alloc_bulk);
  * slabx_free_bulk() - free several objects at once
  * @s: the cache they were allocated from.
  * @nr: number of pointers in @p.
- * @p: the objects; NULL entries are skipped.
+ * @p: the objects; NULL entries are skipped. The array's content is
+ *	undefined afterwards.
  *
  * Context: as slabx_free().
  */
 void slabx_free_bulk(struct slabx_cache *s, size_t nr, void **p)
 {
-	slabx_stat_add(s, SLABX_FREE, slab_release(s, p, nr));
+	size_t freed = 0;
+
+	if (s->cpu_sheaves)
+		freed = sheaves_free_bulk(s, p, nr);
+	else
+		freed = slab_free_objects(s, p, nr);
+	slabx_stat_add(s, SLABX_FREE, freed);
 }
 EXPORT_SYMBOL_GPL(slabx_free_bulk);
 
@@ -600,8 +727,10 @@ void slabx_cache_info(struct slabx_cache *s, struct slabx_info *info)
 	info->align = s->align;
 	info->order = s->order;
 	info->objs_per_slab = s->objs_per_slab;
+	info->sheaf_capacity = s->sheaf_capacity;
 	for_each_node(nid) {
 		struct slabx_node *n = s->node[nid];
+		unsigned int full, empty;
 		unsigned long flags, total;
 
 		raw_spin_lock_irqsave(&n->lock, flags);
@@ -610,6 +739,8 @@ void slabx_cache_info(struct slabx_cache *s, struct slabx_info *info)
 		info->objects_total += total;
 		info->objects_inuse += total - n->free_objs;
 		raw_spin_unlock_irqrestore(&n->lock, flags);
+		barn_occupancy(&n->barn, &full, &empty);
+		info->objects_barn += (unsigned long)full * s->sheaf_capacity;
 	}
 }
 EXPORT_SYMBOL_GPL(slabx_cache_info);
@@ -627,6 +758,7 @@ static void cache_free_nodes(struct slabx_cache *s)
 
 static void cache_free(struct slabx_cache *s)
 {
+	sheaves_destroy(s);
 	cache_free_nodes(s);
 	free_percpu(s->stats);
 	kfree_const(s->name);
@@ -651,6 +783,7 @@ static int cache_alloc_nodes(struct slabx_cache *s)
 		raw_spin_lock_init(&n->lock);
 		INIT_LIST_HEAD(&n->partial);
 		INIT_LIST_HEAD(&n->empty);
+		barn_init(&n->barn);
 		s->node[nid] = n;
 	}
 	return 0;
@@ -691,6 +824,11 @@ static int check_create_args(const char *name, unsigned int size,
 			args->flags & ~SLABX_VALID_FLAGS);
 		return -EINVAL;
 	}
+	if (args->sheaf_capacity > SLABX_SHEAF_MAX_CAPACITY) {
+		pr_warn("%s: sheaf capacity %u above %u\n", name,
+			args->sheaf_capacity, SLABX_SHEAF_MAX_CAPACITY);
+		return -EINVAL;
+	}
 	return 0;
 }
 
@@ -702,15 +840,19 @@ static struct slabx_cache *cache_new(const char *name, unsigned int size,
 	s = kzalloc(sizeof(*s), GFP_KERNEL);
 	if (!s)
 		return NULL;
-	s->name = kstrdup_const(name, GFP_KERNEL);
-	s->stats = alloc_percpu(struct slabx_stats);
-	if (!s->name || !s->stats || cache_alloc_nodes(s)) {
-		cache_free(s);
-		return NULL;
-	}
 	s->flags = args->flags | (debug ? SLABX_DEBUG : 0);
 	s->ctor = args->ctor;
 	cache_set_geometry(s, size, args->align);
+	/* Frees into a sheaf cannot be checked: debug caches go without. */
+	if (!(s->flags & (SLABX_NO_SHEAVES | SLABX_DEBUG)))
+		s->sheaf_capacity = args->sheaf_capacity ?:
+				    sheaf_default_capacity(s->stride);
+	s->name = kstrdup_const(name, GFP_KERNEL);
+	s->stats = alloc_percpu(struct slabx_stats);
+	if (!s->name || !s->stats || cache_alloc_nodes(s) || sheaves_init(s)) {
+		cache_free(s);
+		return NULL;
+	}
 	return s;
 }
 
@@ -719,7 +861,8 @@ static struct slabx_cache *cache_new(const char *name, unsigned int size,
  * @name: unique name of 1 to %SLABX_NAME_MAX characters, without '/'; it
  *	names the cache's debugfs directory and is copied.
  * @size: object size, %SLABX_MIN_SIZE to %SLABX_MAX_SIZE bytes.
- * @args: alignment, flags and constructor, or NULL for the defaults.
+ * @args: alignment, flags, constructor and sheaf capacity, or NULL for
+ *	the defaults.
  *
  * Every bad argument is reported with pr_warn.
  *
@@ -759,10 +902,14 @@ struct slabx_cache *slabx_cache_create(const char *name, unsigned int size,
 }
 EXPORT_SYMBOL_GPL(slabx_cache_create);
 
-/* Free every empty slab of @s. Return: objects still allocated. */
-static unsigned long cache_release_slabs(struct slabx_cache *s)
+/*
+ * Free every empty slab of @s. Return: objects still allocated; with
+ * @released, the objects of the slabs freed.
+ */
+static unsigned long cache_release_slabs(struct slabx_cache *s,
+					 unsigned long *released)
 {
-	unsigned long inuse = 0;
+	unsigned long inuse = 0, freed = 0;
 	int nid;
 
 	for_each_node(nid) {
@@ -772,21 +919,43 @@ static unsigned long cache_release_slabs(struct slabx_cache *s)
 
 		raw_spin_lock_irqsave(&n->lock, flags);
 		list_splice_init(&n->empty, &discard);
+		freed += n->nr_empty * s->objs_per_slab;
 		n->nr_slabs -= n->nr_empty;
 		n->free_objs -= n->nr_empty * s->objs_per_slab;
 		n->nr_empty = 0;
 		inuse += n->nr_slabs * s->objs_per_slab - n->free_objs;
 		raw_spin_unlock_irqrestore(&n->lock, flags);
-		slab_discard_list(s, &discard);
+		slabx_slab_discard_list(s, &discard);
 	}
+	if (released)
+		*released = freed;
 	return inuse;
 }
+
+/**
+ * slabx_cache_shrink() - give back all the memory a cache can spare
+ * @s: the cache.
+ *
+ * Flushes every CPU's sheaves and every barn into the slabs, then returns
+ * every free slab to the page allocator.
+ *
+ * Context: process context, may sleep; not under cpus_read_lock().
+ */
+void slabx_cache_shrink(struct slabx_cache *s)
+{
+	might_sleep();
+	sheaves_flush_all(s);
+	cache_release_slabs(s, NULL);
+}
+EXPORT_SYMBOL_GPL(slabx_cache_shrink);
 
 /**
  * slabx_cache_destroy() - destroy a cache
  * @s: the cache, or NULL (nothing is done).
  *
- * When objects of @s are still allocated, the leak is reported with the
+ * Every CPU's sheaves and every barn are flushed first, so that only
+ * objects really held by users count as leaked. When objects of @s are still
+ * allocated, the leak is reported with the
  * cache's name and the number of objects, and the slabs holding them are
  * never freed (the memory stays valid for whoever holds the objects); the
  * cache's name can be reused at once.
@@ -805,7 +974,8 @@ int slabx_cache_destroy(struct slabx_cache *s)
 	mutex_lock(&slabx_caches_mutex);
 	list_del(&s->list);
 	slabx_debugfs_remove_cache(s);
-	leaked = cache_release_slabs(s);
+	sheaves_destroy(s);
+	leaked = cache_release_slabs(s, NULL);
 	if (leaked)
 		list_add(&s->list, &slabx_zombies);
 	mutex_unlock(&slabx_caches_mutex);
@@ -820,10 +990,109 @@ int slabx_cache_destroy(struct slabx_cache *s)
 }
 EXPORT_SYMBOL_GPL(slabx_cache_destroy);
 
+/* ---- CPU hotplug and memory pressure ------------------------------------- */
+
+static enum cpuhp_state slabx_cpuhp_state;
+static struct shrinker *slabx_shrinker;
+
+/* A dead CPU's sheaves go back to the slabs and barns of every cache. */
+static int slabx_cpu_dead(unsigned int cpu)
+{
+	struct slabx_cache *s;
+
+	mutex_lock(&slabx_caches_mutex);
+	list_for_each_entry(s, &slabx_caches, list)
+		sheaves_flush_cpu(s, cpu);
+	mutex_unlock(&slabx_caches_mutex);
+	return 0;
+}
+
+/* What a shrink could free: objects in full barn sheaves and free slabs. */
+static unsigned long slabx_shrink_count(struct shrinker *shrink,
+					struct shrink_control *sc)
+{
+	unsigned long count = 0;
+	struct slabx_cache *s;
+
+	if (!mutex_trylock(&slabx_caches_mutex))
+		return 0;
+	list_for_each_entry(s, &slabx_caches, list) {
+		struct slabx_info info;
+		int nid;
+
+		slabx_cache_info(s, &info);
+		count += info.objects_barn;
+		for_each_node(nid)
+			count += READ_ONCE(s->node[nid]->nr_empty) *
+				 s->objs_per_slab;
+	}
+	mutex_unlock(&slabx_caches_mutex);
+	return count ?: SHRINK_EMPTY;
+}
+
+static unsigned long slabx_shrink_scan(struct shrinker *shrink,
+				       struct shrink_control *sc)
+{
+	unsigned long freed = 0, released;
+	struct slabx_cache *s;
+
+	/* Reclaim may come from inside slabx, with the mutex held. */
+	if (!mutex_trylock(&slabx_caches_mutex))
+		return SHRINK_STOP;
+	list_for_each_entry(s, &slabx_caches, list) {
+		freed += sheaves_flush_barns(s);
+		cache_release_slabs(s, &released);
+		freed += released;
+	}
+	mutex_unlock(&slabx_caches_mutex);
+	return freed;
+}
+
+/**
+ * slabx_shrink_all() - what the shrinker does under memory pressure
+ *
+ * Flushes every barn of every cache into the slabs and returns every free
+ * slab to the page allocator; per-CPU sheaves stay.
+ *
+ * Context: process context, may sleep.
+ * Return: the number of objects whose memory was released or moved back to
+ * the slabs.
+ */
+unsigned long slabx_shrink_all(void)
+{
+	struct shrink_control sc = { .gfp_mask = GFP_KERNEL };
+
+	return slabx_shrink_scan(slabx_shrinker, &sc);
+}
+EXPORT_SYMBOL_GPL(slabx_shrink_all);
+
+static int __init slabx_shrinker_init(void)
+{
+	slabx_shrinker = shrinker_alloc(0, "slabx");
+	if (!slabx_shrinker)
+		return -ENOMEM;
+	slabx_shrinker->count_objects = slabx_shrink_count;
+	slabx_shrinker->scan_objects = slabx_shrink_scan;
+	shrinker_register(slabx_shrinker);
+	return 0;
+}
+
 /* ---- module ---------------------------------------------------------------- */
 
 static int __init slabx_init(void)
 {
+	int ret;
+
+	ret = cpuhp_setup_state_nocalls(CPUHP_BP_PREPARE_DYN, "slabx:dead",
+					NULL, slabx_cpu_dead);
+	if (ret < 0)
+		return ret;
+	slabx_cpuhp_state = ret;
+	ret = slabx_shrinker_init();
+	if (ret) {
+		cpuhp_remove_state_nocalls(slabx_cpuhp_state);
+		return ret;
+	}
 	slabx_debugfs_init();
 	return 0;
 }
@@ -838,8 +1107,10 @@ static void __exit slabx_exit(void)
 	struct slabx_cache *s, *tmp;
 
 	slabx_debugfs_exit();
+	shrinker_free(slabx_shrinker);
+	cpuhp_remove_state_nocalls(slabx_cpuhp_state);
 	list_for_each_entry_safe(s, tmp, &slabx_zombies, list) {
-		unsigned long leaked = cache_release_slabs(s);
+		unsigned long leaked = cache_release_slabs(s, NULL);
 
 		if (leaked)
 			pr_err("unloading with %lu objects of cache %s still allocated\n",

@@ -12,6 +12,7 @@
 #include <linux/types.h>
 
 struct slabx_cache;
+struct slabx_sheaf;
 
 /* Longest cache name accepted, without the terminating NUL. */
 #define SLABX_NAME_MAX		47
@@ -23,9 +24,20 @@ struct slabx_cache;
 
 /* Align objects to the L1 cache line (at least). */
 #define SLABX_HWCACHE_ALIGN	0x1U
-/* Check every free for double frees and foreign pointers (slow). */
+/*
+ * Check every free for double frees and foreign pointers (slow). Such a
+ * cache has no sheaves: every object goes through the checked slab layer.
+ */
 #define SLABX_DEBUG		0x2U
-#define SLABX_VALID_FLAGS	(SLABX_HWCACHE_ALIGN | SLABX_DEBUG)
+/* No per-CPU sheaves: every allocation and free goes to the slabs. */
+#define SLABX_NO_SHEAVES	0x4U
+#define SLABX_VALID_FLAGS	(SLABX_HWCACHE_ALIGN | SLABX_DEBUG | \
+				 SLABX_NO_SHEAVES)
+
+/* Largest sheaf capacity a cache may ask for. */
+#define SLABX_SHEAF_MAX_CAPACITY	1024
+/* Most objects one prefilled sheaf may hold. */
+#define SLABX_PREFILL_MAX		4096
 
 /**
  * struct slabx_cache_args - optional parameters of a new cache
@@ -35,34 +47,70 @@ struct slabx_cache;
  * @ctor: called once for every object when the slab holding it is created,
  *	never when an object is reused. Objects must be returned to the cache
  *	in their constructed state. May be NULL.
+ * @sheaf_capacity: objects per per-CPU sheaf, up to
+ *	%SLABX_SHEAF_MAX_CAPACITY; 0 picks a default from the object size.
+ *	%SLABX_NO_SHEAVES in @flags turns sheaves off.
  */
 struct slabx_cache_args {
 	unsigned int align;
 	unsigned int flags;
 	void (*ctor)(void *obj);
+	unsigned int sheaf_capacity;
 };
 
 /**
  * enum slabx_stat_item - event counters kept per CPU for every cache
  * @SLABX_ALLOC: objects handed out.
  * @SLABX_FREE: objects given back.
- * @SLABX_ALLOC_SLOWPATH: lock holds on a node's slab lists to allocate.
- * @SLABX_FREE_SLOWPATH: lock holds on a node's slab lists to free.
+ * @SLABX_ALLOC_FASTPATH: objects handed out from this CPU's sheaves.
+ * @SLABX_ALLOC_SLOWPATH: objects handed out by the slab layer directly.
+ * @SLABX_FREE_FASTPATH: objects given back to this CPU's sheaves.
+ * @SLABX_FREE_SLOWPATH: objects given back to the slab layer directly.
  * @SLABX_ALLOC_FAIL: allocations that returned NULL (or a failed bulk).
  * @SLABX_SLAB_NEW: slabs created from the page allocator.
  * @SLABX_SLAB_DISCARD: slabs given back to the page allocator.
  * @SLABX_FREE_INVALID: frees refused as foreign, misaligned or double.
+ * @SLABX_NODE_LOCK: lock holds on a node's slab lists (one per batch).
+ * @SLABX_SHEAF_REFILL: sheaves refilled from the slabs.
+ * @SLABX_SHEAF_FLUSH: sheaves flushed to the slabs.
+ * @SLABX_SHEAF_ALLOC: sheaves allocated.
+ * @SLABX_SHEAF_FREE: sheaves freed.
+ * @SLABX_BARN_GET: full sheaves taken from a barn.
+ * @SLABX_BARN_GET_FAIL: times a barn had no full sheaf to give.
+ * @SLABX_BARN_PUT: full sheaves stored in a barn.
+ * @SLABX_BARN_PUT_FAIL: times a barn could not take a full sheaf.
+ * @SLABX_SHEAF_PREFILL_FAST: prefills served by a ready sheaf.
+ * @SLABX_SHEAF_PREFILL_SLOW: prefills that filled a sheaf from the slabs.
+ * @SLABX_SHEAF_PREFILL_OVERSIZE: prefills above the sheaf capacity.
+ * @SLABX_SHEAF_RETURN_FAST: returned sheaves kept as spare or in a barn.
+ * @SLABX_SHEAF_RETURN_SLOW: returned sheaves flushed and freed.
  * @SLABX_NR_STATS: number of counters.
  */
 enum slabx_stat_item {
 	SLABX_ALLOC,
 	SLABX_FREE,
+	SLABX_ALLOC_FASTPATH,
 	SLABX_ALLOC_SLOWPATH,
+	SLABX_FREE_FASTPATH,
 	SLABX_FREE_SLOWPATH,
 	SLABX_ALLOC_FAIL,
 	SLABX_SLAB_NEW,
 	SLABX_SLAB_DISCARD,
 	SLABX_FREE_INVALID,
+	SLABX_NODE_LOCK,
+	SLABX_SHEAF_REFILL,
+	SLABX_SHEAF_FLUSH,
+	SLABX_SHEAF_ALLOC,
+	SLABX_SHEAF_FREE,
+	SLABX_BARN_GET,
+	SLABX_BARN_GET_FAIL,
+	SLABX_BARN_PUT,
+	SLABX_BARN_PUT_FAIL,
+	SLABX_SHEAF_PREFILL_FAST,
+	SLABX_SHEAF_PREFILL_SLOW,
+	SLABX_SHEAF_PREFILL_OVERSIZE,
+	SLABX_SHEAF_RETURN_FAST,
+	SLABX_SHEAF_RETURN_SLOW,
 	SLABX_NR_STATS
 };
 
@@ -73,9 +121,12 @@ enum slabx_stat_item {
  * @align: effective alignment of every object.
  * @order: every slab is 2^@order pages.
  * @objs_per_slab: objects carved from one slab.
+ * @sheaf_capacity: objects per sheaf, 0 without sheaves.
  * @slabs: slabs held, all nodes.
  * @objects_total: objects in those slabs.
- * @objects_inuse: objects not free in a slab.
+ * @objects_inuse: objects not free in a slab: with users, or cached in
+ *	sheaves.
+ * @objects_barn: objects in full sheaves in the barns.
  */
 struct slabx_info {
 	unsigned int object_size;
@@ -83,9 +134,11 @@ struct slabx_info {
 	unsigned int align;
 	unsigned int order;
 	unsigned int objs_per_slab;
+	unsigned int sheaf_capacity;
 	unsigned long slabs;
 	unsigned long objects_total;
 	unsigned long objects_inuse;
+	unsigned long objects_barn;
 };
 
 struct slabx_cache *slabx_cache_create(const char *name, unsigned int size,
@@ -98,8 +151,24 @@ void slabx_free(struct slabx_cache *s, void *obj);
 int slabx_alloc_bulk(struct slabx_cache *s, gfp_t gfp, size_t nr, void **p);
 void slabx_free_bulk(struct slabx_cache *s, size_t nr, void **p);
 
+void slabx_cache_shrink(struct slabx_cache *s);
+
+struct slabx_sheaf *slabx_prefill_sheaf(struct slabx_cache *s, gfp_t gfp,
+					unsigned int count);
+void *slabx_alloc_from_sheaf(struct slabx_cache *s, gfp_t gfp,
+			     struct slabx_sheaf *sheaf);
+int slabx_refill_sheaf(struct slabx_cache *s, gfp_t gfp,
+		       struct slabx_sheaf **sheafp, unsigned int count);
+void slabx_return_sheaf(struct slabx_cache *s, gfp_t gfp,
+			struct slabx_sheaf *sheaf);
+unsigned int slabx_sheaf_size(struct slabx_sheaf *sheaf);
+
 void slabx_cache_info(struct slabx_cache *s, struct slabx_info *info);
 unsigned long slabx_cache_stat(struct slabx_cache *s,
 			       enum slabx_stat_item item);
+
+/* For tests: fault injection in the page provider, a synthetic shrink. */
+void slabx_fault_inject_pages(int nr);
+unsigned long slabx_shrink_all(void);
 
 #endif /* _SLABX_H */

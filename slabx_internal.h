@@ -9,6 +9,7 @@
 #include <linux/mm_types.h>
 #include <linux/percpu.h>
 #include <linux/spinlock.h>
+#include <linux/topology.h>
 
 #include "slabx.h"
 
@@ -18,6 +19,55 @@
 #define SLABX_MAX_ORDER		5
 
 #define SLABX_SLAB_MAGIC	0x5ab1ab5a
+
+/* Soft limits on the sheaves one barn holds. */
+#define SLABX_BARN_MAX_FULL	10
+#define SLABX_BARN_MAX_EMPTY	10
+
+/**
+ * struct slabx_sheaf - an array of free objects of one cache
+ * @barn_list: on a barn's full or empty list while stored there.
+ * @size: objects held, at the end of @objects.
+ * @capacity: room in @objects; the cache's sheaf capacity, or more for an
+ *	oversize prefilled sheaf.
+ * @objects: the objects.
+ */
+struct slabx_sheaf {
+	struct list_head barn_list;
+	unsigned int size;
+	unsigned int capacity;
+	void *objects[];
+};
+
+/**
+ * struct slabx_barn - one node's store of full and empty sheaves
+ * @lock: protects the lists and counts.
+ * @full: sheaves with size == capacity.
+ * @empty: sheaves with size == 0.
+ * @nr_full: length of @full.
+ * @nr_empty: length of @empty.
+ */
+struct slabx_barn {
+	raw_spinlock_t lock;
+	struct list_head full;
+	struct list_head empty;
+	unsigned int nr_full;
+	unsigned int nr_empty;
+};
+
+/**
+ * struct slabx_cpu_sheaves - one CPU's sheaves of one cache
+ * @in_use: set while a task of this CPU works on the sheaves, with
+ *	preemption disabled; an interrupt (or NMI) that finds it set on its
+ *	own CPU must not touch the sheaves and takes the slab path instead.
+ * @main: the sheaf allocations pop from and frees push to; never NULL.
+ * @spare: a second sheaf, or NULL.
+ */
+struct slabx_cpu_sheaves {
+	bool in_use;
+	struct slabx_sheaf *main;
+	struct slabx_sheaf *spare;
+};
 
 /**
  * struct slabx_slab - header at the start of every slab
@@ -51,6 +101,7 @@ struct slabx_slab {
  * @nr_empty: length of @empty.
  * @nr_slabs: all slabs of the node, full ones included.
  * @free_objs: free objects in the node's slabs.
+ * @barn: the node's sheaves, for every CPU of the node.
  */
 struct slabx_node {
 	raw_spinlock_t lock;
@@ -60,6 +111,7 @@ struct slabx_node {
 	unsigned long nr_empty;
 	unsigned long nr_slabs;
 	unsigned long free_objs;
+	struct slabx_barn barn;
 };
 
 /**
@@ -82,6 +134,8 @@ struct slabx_stats {
  * @objs_per_slab: objects in one slab.
  * @flags: SLABX_* flags.
  * @ctor: constructor, or NULL.
+ * @sheaf_capacity: objects per sheaf; 0 when the cache has no sheaves.
+ * @cpu_sheaves: per-CPU sheaves, NULL when the cache has none.
  * @node: per possible node slab lists, indexed by node id.
  * @stats: per-CPU event counters.
  * @list: on slabx_caches (or slabx_zombies after a leaky destroy).
@@ -98,6 +152,8 @@ struct slabx_cache {
 	unsigned int objs_per_slab;
 	unsigned int flags;
 	void (*ctor)(void *obj);
+	unsigned int sheaf_capacity;
+	struct slabx_cpu_sheaves __percpu *cpu_sheaves;
 	struct slabx_node **node;
 	struct slabx_stats __percpu *stats;
 	struct list_head list;
@@ -116,15 +172,59 @@ static inline void slabx_stat_add(struct slabx_cache *s,
 	this_cpu_add(s->stats->count[item], nr);
 }
 
-/* slabx.c */
+static inline struct slabx_barn *slabx_local_barn(struct slabx_cache *s)
+{
+	return &s->node[numa_mem_id()]->barn;
+}
+
+/* slabx.c: the slab layer, for the layers above it */
 extern struct mutex slabx_caches_mutex;
 extern struct list_head slabx_caches;
 extern const char * const slabx_stat_names[SLABX_NR_STATS];
+struct slabx_slab *slabx_obj_slab(struct slabx_cache *s, void *obj);
+unsigned int slabx_slab_take(struct slabx_cache *s, int nid, void **p,
+			     unsigned int max);
+unsigned int slabx_slab_fill(struct slabx_cache *s, gfp_t gfp, int nid,
+			     void **p, unsigned int nr);
+size_t slabx_slab_release(struct slabx_cache *s, void **p, size_t nr,
+			  struct list_head *discard);
+void slabx_slab_discard_list(struct slabx_cache *s, struct list_head *list);
+size_t slabx_slab_flush(struct slabx_cache *s, void **p, size_t nr);
+
+/* barn.c */
+void barn_init(struct slabx_barn *barn);
+struct slabx_sheaf *barn_get_full(struct slabx_barn *barn);
+struct slabx_sheaf *barn_get_empty(struct slabx_barn *barn);
+bool barn_put_full(struct slabx_barn *barn, struct slabx_sheaf *sheaf);
+bool barn_put_empty(struct slabx_barn *barn, struct slabx_sheaf *sheaf);
+struct slabx_sheaf *barn_exchange_empty(struct slabx_barn *barn,
+					struct slabx_sheaf *empty);
+struct slabx_sheaf *barn_exchange_full(struct slabx_barn *barn,
+				       struct slabx_sheaf *full);
+bool barn_has_room_for_full(struct slabx_barn *barn);
+void barn_take_all(struct slabx_barn *barn, struct list_head *full,
+		   struct list_head *empty);
+void barn_occupancy(struct slabx_barn *barn, unsigned int *nr_full,
+		    unsigned int *nr_empty);
+
+/* sheaf.c */
+unsigned int sheaf_default_capacity(unsigned int stride);
+int sheaves_init(struct slabx_cache *s);
+void sheaves_destroy(struct slabx_cache *s);
+void *sheaves_alloc(struct slabx_cache *s, gfp_t gfp, int nid);
+bool sheaves_free(struct slabx_cache *s, struct slabx_slab *slab, void *obj);
+unsigned int sheaves_alloc_bulk(struct slabx_cache *s, gfp_t gfp, void **p,
+				unsigned int nr);
+size_t sheaves_free_bulk(struct slabx_cache *s, void **p, size_t nr);
+void sheaves_flush_cpu(struct slabx_cache *s, unsigned int cpu);
+unsigned long sheaves_flush_barns(struct slabx_cache *s);
+void sheaves_flush_all(struct slabx_cache *s);
 
 /* trylock_pages.c: the page provider */
 struct page *slabx_pages_alloc(int nid, gfp_t gfp, unsigned int order);
 void slabx_pages_free(struct page *page, unsigned int order);
 unsigned long slabx_pages_held(void);
+int slabx_fault_injected_pages(void);
 
 /* debugfs.c */
 void slabx_debugfs_init(void);

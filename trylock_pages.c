@@ -11,10 +11,43 @@
 #include <linux/atomic.h>
 #include <linux/gfp.h>
 #include <linux/mm.h>
+#include <linux/module.h>
 
 #include "slabx_internal.h"
 
 static atomic_long_t slabx_pages_in_use = ATOMIC_LONG_INIT(0);
+/* Page allocations left to fail: 0 none, negative all (fault injection). */
+static atomic_t slabx_pages_fail = ATOMIC_INIT(0);
+
+/**
+ * slabx_fault_inject_pages() - make slab page allocations fail, for tests
+ * @nr: fail the next @nr allocations of slab pages; a negative @nr fails
+ *	every one until the next call, 0 stops failing.
+ */
+void slabx_fault_inject_pages(int nr)
+{
+	atomic_set(&slabx_pages_fail, nr);
+}
+EXPORT_SYMBOL_GPL(slabx_fault_inject_pages);
+
+/**
+ * slabx_fault_injected_pages() - the fault injection setting
+ *
+ * Return: what slabx_fault_inject_pages() set, less the failures since.
+ */
+int slabx_fault_injected_pages(void)
+{
+	return atomic_read(&slabx_pages_fail);
+}
+
+static bool fault_injected(void)
+{
+	int left = atomic_read(&slabx_pages_fail);
+
+	if (likely(!left))
+		return false;
+	return left < 0 || atomic_add_unless(&slabx_pages_fail, -1, 0);
+}
 
 /*
  * Allocation bits that the provider decides on itself: pages are never
@@ -36,6 +69,8 @@ struct page *slabx_pages_alloc(int nid, gfp_t gfp, unsigned int order)
 {
 	struct page *page;
 
+	if (fault_injected())
+		return NULL;
 	page = alloc_pages_node(nid, (gfp & SLABX_PAGE_GFP_MASK) | __GFP_NOWARN,
 				order);
 	if (page)

@@ -70,7 +70,7 @@ selftests()
 case "$mode" in
 check)
 	selftests > /tmp/selftests.ktap
-	insmod /modules/slabx.ko debug=1
+	insmod /modules/slabx.ko
 	for m in /modules/tests/*_test.ko; do
 		insmod "$m"
 	done

@@ -14,6 +14,15 @@ if [ -f "$kdir/.slabx-built" ]; then
 	exit 0
 fi
 
+# One build of a flavour at a time; a waiter reuses what the first built.
+mkdir -p "$SLABX_CACHE"
+exec 9> "$SLABX_CACHE/.lock-$flavour"
+flock 9
+if [ -f "$kdir/.slabx-built" ]; then
+	echo "$kdir"
+	exit 0
+fi
+
 "$SLABX_TOP/scripts/deps.sh" >&2
 src=$(src_dir)
 if [ ! -f "$src/.slabx-extracted" ]; then
@@ -25,7 +34,8 @@ if [ ! -f "$src/.slabx-extracted" ]; then
 fi
 
 echo "kernel: building $flavour in $kdir (a few minutes)" >&2
-rm -rf "$kdir"
+# Builds of this flavour under other keys are stale.
+rm -rf "$SLABX_CACHE/kernel-$flavour-"*
 mkdir -p "$kdir"
 frags=$(flavour_fragments "$flavour")
 mk=(make -s -C "$src" O="$kdir" ARCH="$arch" -j"$(nproc)")

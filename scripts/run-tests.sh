@@ -5,7 +5,7 @@
 # and no kernel splat anywhere in the console log.
 #
 # Usage: scripts/run-tests.sh FLAVOUR check|demo
-#   debug: QEMU x86_64 (TCG), 2 vCPUs on 2 NUMA nodes
+#   debug: QEMU x86_64 (TCG), 4 vCPUs: two on each of 2 NUMA nodes
 #   um:    User-mode Linux, one CPU
 # Logs: build/FLAVOUR-MODE/{console.log,results.txt}; counts of a check in
 # build/FLAVOUR-check/counts ("passed failed").
@@ -42,11 +42,11 @@ make_initramfs()
 boot_x86_64()
 {
 	timeout --foreground -k 10 "$limit" qemu-system-x86_64 \
-		-accel tcg,thread=multi -smp 2 -m 2G \
-		-object memory-backend-ram,id=m0,size=1G \
+		-accel tcg,thread=multi -smp 4,sockets=2,cores=2,threads=1 \
+		-m 2G -object memory-backend-ram,id=m0,size=1G \
 		-object memory-backend-ram,id=m1,size=1G \
-		-numa node,nodeid=0,cpus=0,memdev=m0 \
-		-numa node,nodeid=1,cpus=1,memdev=m1 \
+		-numa node,nodeid=0,cpus=0-1,memdev=m0 \
+		-numa node,nodeid=1,cpus=2-3,memdev=m1 \
 		-kernel "$kdir/arch/x86/boot/bzImage" \
 		-initrd "$out/initramfs.cpio" \
 		-append "console=ttyS0 panic=-1 slabx.mode=$mode" \

@@ -241,6 +241,7 @@ static void multi_cpu_stress(struct kunit *test)
 	for (i = 0; i < STRESS_MAILBOXES; i++)
 		slabx_free(st->cache, st->mailbox[i]);
 	KUNIT_EXPECT_EQ(test, atomic_read(&st->errors), 0);
+	slabx_cache_shrink(st->cache);
 	slabx_cache_info(st->cache, &info);
 	KUNIT_EXPECT_EQ(test, info.objects_inuse, 0UL);
 	KUNIT_EXPECT_EQ(test, slabx_cache_stat(st->cache, SLABX_ALLOC),
