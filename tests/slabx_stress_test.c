@@ -204,12 +204,35 @@ static int worker_fn(void *arg)
 	return 0;
 }
 
-static void multi_cpu_stress(struct kunit *test)
+/*
+ * Take @cpu offline and back online, again and again, until the workers
+ * are done; returns the number of cycles. At least one cycle runs, even if
+ * the workers were quick.
+ */
+static int cycle_cpu_until_done(struct kunit *test, struct stress *st, int cpu)
 {
+	int cycles = 0;
+
+	do {
+		KUNIT_EXPECT_EQ(test, remove_cpu(cpu), 0);
+		msleep(20);
+		KUNIT_EXPECT_EQ(test, add_cpu(cpu), 0);
+		cycles++;
+	} while (!wait_for_completion_timeout(&st->done, msecs_to_jiffies(20)));
+	return cycles;
+}
+
+/*
+ * Start one worker per online CPU, bound to it, or free to move when CPUs
+ * are to come and go; with @hotplug, take the last CPU offline and back
+ * online again and again while they run.
+ */
+static void run_stress(struct kunit *test, bool hotplug)
+{
+	int cpu, nr = 0, i, victim = -1, cycles;
 	struct worker *workers;
 	struct slabx_info info;
 	struct stress *st;
-	int cpu, nr = 0, i;
 
 	st = kunit_kzalloc(test, sizeof(*st), GFP_KERNEL);
 	workers = kunit_kcalloc(test, nr_cpu_ids, sizeof(*workers),
@@ -229,14 +252,26 @@ static void multi_cpu_stress(struct kunit *test)
 		w->st = st;
 		w->id = nr;
 		prandom_seed_state(&w->rnd, 0x5ab1ab5 + cpu);
-		t = kthread_create_on_cpu(worker_fn, w, cpu, "slabx_stress/%u");
+		if (hotplug)
+			t = kthread_create(worker_fn, w, "slabx_stress/%u", cpu);
+		else
+			t = kthread_create_on_cpu(worker_fn, w, cpu,
+						  "slabx_stress/%u");
 		KUNIT_ASSERT_FALSE(test, IS_ERR(t));
 		wake_up_process(t);
+		victim = cpu;
 		nr++;
 	}
 	cpus_read_unlock();
 	kunit_info(test, "%d workers, %d ops each\n", nr, STRESS_OPS);
-	wait_for_completion(&st->done);
+
+	if (hotplug) {
+		cycles = cycle_cpu_until_done(test, st, victim);
+		kunit_info(test, "%d offline/online cycles of CPU %d\n",
+			   cycles, victim);
+	} else {
+		wait_for_completion(&st->done);
+	}
 
 	for (i = 0; i < STRESS_MAILBOXES; i++)
 		slabx_free(st->cache, st->mailbox[i]);
@@ -251,8 +286,22 @@ static void multi_cpu_stress(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, slabx_cache_destroy(st->cache), 0);
 }
 
+static void multi_cpu_stress(struct kunit *test)
+{
+	run_stress(test, false);
+}
+
+/* The same with a CPU going offline and online: nothing may leak. */
+static void stress_with_cpu_hotplug(struct kunit *test)
+{
+	if (num_online_cpus() < 2)
+		kunit_skip(test, "needs a second CPU");
+	run_stress(test, true);
+}
+
 static struct kunit_case slabx_stress_cases[] = {
 	KUNIT_CASE_SLOW(multi_cpu_stress),
+	KUNIT_CASE_SLOW(stress_with_cpu_hotplug),
 	{}
 };
 
