@@ -5,6 +5,7 @@
 #   make            build slabx.ko and the test modules (KDIR=... for
 #                   another kernel build tree; default: the debug test kernel)
 #   make run        boot the debug kernel, run the demo, print the stats
+#   make bench      boot the perf kernel, print slabx vs kmem_cache figures
 #   make check      lint + KUnit + kselftests on every flavour
 #   make check-um   KUnit + kselftests under UML only (fast loop)
 #   make check-debug  the same under QEMU with the debug kernel only
@@ -14,7 +15,7 @@
 FLAVOUR ?= debug
 export KDIR
 
-.PHONY: all module run check check-um check-debug lint clean
+.PHONY: all module run bench check check-um check-debug lint clean
 
 all: module
 
@@ -23,6 +24,9 @@ module:
 
 run:
 	@scripts/run-tests.sh debug demo
+
+bench:
+	@scripts/run-tests.sh perf bench
 
 check:
 	@scripts/check.sh

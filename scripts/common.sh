@@ -25,6 +25,7 @@ flavour_fragments()
 
 	case "$1" in
 	debug) echo "$d/common.config $d/x86.config $d/debug.config" ;;
+	perf)  echo "$d/common.config $d/x86.config $d/perf.config" ;;
 	um)    echo "$d/common.config $d/um.config" ;;
 	*)     echo "unknown flavour $1" >&2; return 1 ;;
 	esac
@@ -44,6 +45,8 @@ kernel_dir()
 {
 	local key
 
+	# The source version is part of the key: install it first.
+	[ -n "$(src_version 2>/dev/null)" ] || "$SLABX_TOP/scripts/deps.sh" >&2
 	key=$( { src_version; cat $(flavour_fragments "$1");
 		 cat "$SLABX_TOP/scripts/kernel.sh"; } | sha256sum | cut -c1-16)
 	echo "$SLABX_CACHE/kernel-$1-$key"

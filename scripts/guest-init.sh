@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # /init of the slabx test initramfs (busybox). The kernel command line says
 # what to do: slabx.mode=check runs the kselftests and the KUnit modules,
-# slabx.mode=demo loads slabx with the demo workload and shows its stats.
+# slabx.mode=demo loads slabx with the demo workload and shows its stats,
+# slabx.mode=bench runs the microbenchmark and shows its figures.
 # Results go to $RESULTS (a second serial port, or a file on hostfs under
 # UML), the kernel log to the console; the host reads both.
 
@@ -97,6 +98,13 @@ demo)
 		cat /sys/kernel/debug/slabx/demo/stats
 	} >> "$RESULTS"
 	rmmod slabx_demo
+	rmmod slabx
+	;;
+bench)
+	insmod /modules/slabx.ko
+	insmod /modules/tests/slabx_bench.ko
+	dmesg | sed -En 's/^(\[[^]]*\] )?slabx_bench: //p' >> "$RESULTS"
+	rmmod slabx_bench
 	rmmod slabx
 	;;
 esac

@@ -1,0 +1,48 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# kselftest for the microbenchmark module, so that `make bench` cannot rot:
+# a short run prints one figure per size and pattern, and rejects bad
+# parameters. The figures themselves are only meaningful on the perf kernel.
+
+. /selftests/lib/ktap_helpers.sh
+
+MOD=/modules
+
+short_run_prints_every_figure()
+{
+	local ok=0 size pattern
+
+	insmod $MOD/slabx.ko || return 1
+	dmesg -c > /dev/null
+	insmod $MOD/tests/slabx_bench.ko rounds=1 ops=2048 || ok=1
+	dmesg > /tmp/bench.log
+	for size in 64 256; do
+		for pattern in pair batch1 batch32 batch1024; do
+			grep -Eq "slabx_bench: size +$size $pattern +kmem_cache +[0-9]+\.[0-9]+ ns +slabx +[0-9]+\.[0-9]+ ns +ratio [0-9]+\.[0-9]+" /tmp/bench.log ||
+				{ ktap_print_msg "no figure for $size $pattern"; ok=1; }
+		done
+	done
+	grep -q 'slabx_bench: done' /tmp/bench.log || ok=1
+	rmmod slabx_bench || ok=1
+	rmmod slabx || ok=1
+	return $ok
+}
+
+bad_parameters_rejected()
+{
+	local ok=0
+
+	insmod $MOD/slabx.ko || return 1
+	insmod $MOD/tests/slabx_bench.ko rounds=0 2> /dev/null && ok=1
+	insmod $MOD/tests/slabx_bench.ko ops=10 2> /dev/null && ok=1
+	dmesg | grep -q 'slabx_bench: rounds must be' || ok=1
+	lsmod | grep -q '^slabx_bench ' && { rmmod slabx_bench; ok=1; }
+	rmmod slabx || ok=1
+	return $ok
+}
+
+ktap_print_header
+ktap_set_plan 2
+ktap_test_result "short run prints every figure" short_run_prints_every_figure
+ktap_test_result "bad parameters are rejected" bad_parameters_rejected
+ktap_finished
