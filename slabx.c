@@ -90,12 +90,14 @@ static inline void *slab_end(struct slabx_cache *s, struct slabx_slab *slab)
 	return slab_base(slab) + (PAGE_SIZE << s->order);
 }
 
-/* The slab an address would belong to, from its page frame number. */
+/*
+ * The slab an address of the direct map would belong to: slabs are
+ * naturally aligned blocks of physical memory, so rounding the physical
+ * address down finds the header, with no struct page lookup.
+ */
 static struct slabx_slab *addr_to_slab(struct slabx_cache *s, const void *obj)
 {
-	unsigned long pfn = page_to_pfn(virt_to_page(obj));
-
-	return page_address(pfn_to_page(ALIGN_DOWN(pfn, 1UL << s->order)));
+	return __va(ALIGN_DOWN(__pa(obj), PAGE_SIZE << s->order));
 }
 
 /* Order with the least waste, preferring small orders at equal waste. */
@@ -143,6 +145,7 @@ static void cache_set_geometry(struct slabx_cache *s, unsigned int size,
 		s->fp_offset = 0;
 	}
 	s->stride = ALIGN(payload, align);
+	s->stride_recip = reciprocal_value(s->stride);
 	s->first_offset = ALIGN(sizeof(struct slabx_slab), align);
 	s->order = slab_order(s->stride, s->first_offset);
 	s->objs_per_slab = ((PAGE_SIZE << s->order) - s->first_offset) /
@@ -338,8 +341,10 @@ static struct slabx_slab *obj_slab_checked(struct slabx_cache *s, void *obj)
 	if (slab->magic != SLABX_SLAB_MAGIC || slab->cache != s)
 		goto bad;
 	off = obj - slab_base(slab);
-	if (off < s->first_offset || obj >= slab_end(s, slab) ||
-	    (off - s->first_offset) % s->stride)
+	if (off < s->first_offset || obj >= slab_end(s, slab))
+		goto bad;
+	off -= s->first_offset;
+	if (reciprocal_divide(off, s->stride_recip) * s->stride != off)
 		goto bad;
 	return slab;
 bad:

@@ -8,6 +8,7 @@
 #include <linux/list.h>
 #include <linux/mm_types.h>
 #include <linux/percpu.h>
+#include <linux/reciprocal_div.h>
 #include <linux/spinlock.h>
 #include <linux/topology.h>
 
@@ -127,6 +128,8 @@ struct slabx_stats {
  * @name: unique name, also the debugfs directory name.
  * @object_size: size asked for by the creator.
  * @stride: distance between objects in a slab.
+ * @stride_recip: @stride as a reciprocal, to divide by it on every free
+ *	without a division instruction.
  * @align: effective object alignment.
  * @first_offset: offset of the first object from the slab start.
  * @fp_offset: where a free object stores the next free one.
@@ -145,6 +148,7 @@ struct slabx_cache {
 	const char *name;
 	unsigned int object_size;
 	unsigned int stride;
+	struct reciprocal_value stride_recip;
 	unsigned int align;
 	unsigned int first_offset;
 	unsigned int fp_offset;
