@@ -110,33 +110,6 @@ unsigned int sheaf_default_capacity(unsigned int stride)
 
 /* ---- the per-CPU sheaves ---------------------------------------------------- */
 
-/*
- * Take this CPU's sheaves, or NULL when a task of this CPU that we
- * interrupted holds them. On success, preemption stays off until
- * pcs_unlock().
- */
-static struct slabx_cpu_sheaves *pcs_lock(struct slabx_cache *s)
-{
-	struct slabx_cpu_sheaves *pcs;
-
-	preempt_disable();
-	pcs = this_cpu_ptr(s->cpu_sheaves);
-	if (unlikely(READ_ONCE(pcs->in_use))) {
-		preempt_enable();
-		return NULL;
-	}
-	WRITE_ONCE(pcs->in_use, true);
-	barrier();
-	return pcs;
-}
-
-static void pcs_unlock(struct slabx_cpu_sheaves *pcs)
-{
-	barrier();
-	WRITE_ONCE(pcs->in_use, false);
-	preempt_enable();
-}
-
 /* Whether @gfp lets us take the node lock and refill from the slabs. */
 static bool gfp_allows_spinning(gfp_t gfp)
 {

@@ -330,7 +330,8 @@ static bool slab_has_free(struct slabx_cache *s, struct slabx_slab *slab,
  * checks always run; the double-free search only with SLABX_DEBUG, under the
  * node lock, in node_free_checked().
  */
-static struct slabx_slab *obj_slab_checked(struct slabx_cache *s, void *obj)
+static __always_inline struct slabx_slab *
+obj_slab_checked(struct slabx_cache *s, void *obj)
 {
 	struct slabx_slab *slab;
 	unsigned long off;
@@ -545,6 +546,32 @@ static bool node_valid(int nid)
 	       (nid >= 0 && nid < nr_node_ids && node_possible(nid));
 }
 
+/* Both slabx_alloc() and slabx_alloc_node(), inlined into each. */
+static __always_inline void *cache_alloc(struct slabx_cache *s, gfp_t gfp,
+					 int nid)
+{
+	void *obj = NULL;
+
+	if (unlikely(!node_valid(nid))) {
+		pr_warn_ratelimited("%s: allocation on invalid node %d\n",
+				    s->name, nid);
+		slabx_stat_inc(s, SLABX_ALLOC_FAIL);
+		return NULL;
+	}
+	if (s->cpu_sheaves)
+		obj = sheaves_alloc_fast(s, gfp, nid);
+	if (!obj) {
+		if (!slabx_slab_fill(s, gfp, nid, &obj, 1)) {
+			slabx_stat_inc(s, SLABX_ALLOC_FAIL);
+			return NULL;
+		}
+		slabx_stat_inc(s, SLABX_ALLOC_SLOWPATH);
+	}
+	objects_zero(s, gfp, &obj, 1);
+	slabx_stat_inc(s, SLABX_ALLOC);
+	return obj;
+}
+
 /**
  * slabx_alloc_node() - allocate an object on a given NUMA node
  * @s: the cache.
@@ -561,26 +588,7 @@ static bool node_valid(int nid)
  */
 void *slabx_alloc_node(struct slabx_cache *s, gfp_t gfp, int nid)
 {
-	void *obj = NULL;
-
-	if (unlikely(!node_valid(nid))) {
-		pr_warn_ratelimited("%s: allocation on invalid node %d\n",
-				    s->name, nid);
-		slabx_stat_inc(s, SLABX_ALLOC_FAIL);
-		return NULL;
-	}
-	if (s->cpu_sheaves)
-		obj = sheaves_alloc(s, gfp, nid);
-	if (!obj) {
-		if (!slabx_slab_fill(s, gfp, nid, &obj, 1)) {
-			slabx_stat_inc(s, SLABX_ALLOC_FAIL);
-			return NULL;
-		}
-		slabx_stat_inc(s, SLABX_ALLOC_SLOWPATH);
-	}
-	objects_zero(s, gfp, &obj, 1);
-	slabx_stat_inc(s, SLABX_ALLOC);
-	return obj;
+	return cache_alloc(s, gfp, nid);
 }
 EXPORT_SYMBOL_GPL(slabx_alloc_node);
 
@@ -594,7 +602,7 @@ EXPORT_SYMBOL_GPL(slabx_alloc_node);
  */
 void *slabx_alloc(struct slabx_cache *s, gfp_t gfp)
 {
-	return slabx_alloc_node(s, gfp, NUMA_NO_NODE);
+	return cache_alloc(s, gfp, NUMA_NO_NODE);
 }
 EXPORT_SYMBOL_GPL(slabx_alloc);
 
@@ -616,10 +624,10 @@ void slabx_free(struct slabx_cache *s, void *obj)
 	if (!obj)
 		return;
 	if (s->cpu_sheaves) {
-		slab = slabx_obj_slab(s, obj);
+		slab = obj_slab_checked(s, obj);
 		if (!slab)
 			return;
-		if (sheaves_free(s, slab, obj)) {
+		if (sheaves_free_fast(s, slab, obj)) {
 			slabx_stat_inc(s, SLABX_FREE);
 			return;
 		}

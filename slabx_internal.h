@@ -8,6 +8,7 @@
 #include <linux/list.h>
 #include <linux/mm_types.h>
 #include <linux/percpu.h>
+#include <linux/preempt.h>
 #include <linux/reciprocal_div.h>
 #include <linux/spinlock.h>
 #include <linux/topology.h>
@@ -223,6 +224,83 @@ size_t sheaves_free_bulk(struct slabx_cache *s, void **p, size_t nr);
 void sheaves_flush_cpu(struct slabx_cache *s, unsigned int cpu);
 unsigned long sheaves_flush_barns(struct slabx_cache *s);
 void sheaves_flush_all(struct slabx_cache *s);
+
+/*
+ * The per-CPU sheaves are guarded by preemption off plus their in_use flag
+ * (see sheaf.c). These helpers and the two fast paths below are inline, so
+ * that slabx_alloc() and slabx_free() make no further call when this CPU's
+ * main sheaf can serve them.
+ */
+/*
+ * Take this CPU's sheaves, or NULL when a task of this CPU that we
+ * interrupted holds them. On success, preemption stays off until
+ * pcs_unlock().
+ */
+static __always_inline struct slabx_cpu_sheaves *pcs_lock(struct slabx_cache *s)
+{
+	struct slabx_cpu_sheaves *pcs;
+
+	preempt_disable();
+	pcs = this_cpu_ptr(s->cpu_sheaves);
+	if (unlikely(READ_ONCE(pcs->in_use))) {
+		preempt_enable();
+		return NULL;
+	}
+	WRITE_ONCE(pcs->in_use, true);
+	barrier();
+	return pcs;
+}
+
+static __always_inline void pcs_unlock(struct slabx_cpu_sheaves *pcs)
+{
+	barrier();
+	WRITE_ONCE(pcs->in_use, false);
+	preempt_enable();
+}
+
+/* Pop from this CPU's main sheaf, else the rest of the sheaf paths. */
+static __always_inline void *sheaves_alloc_fast(struct slabx_cache *s,
+						gfp_t gfp, int nid)
+{
+	struct slabx_cpu_sheaves *pcs;
+	void *obj = NULL;
+
+	pcs = pcs_lock(s);
+	if (!pcs)
+		return NULL;
+	if ((nid == NUMA_NO_NODE || nid == numa_mem_id()) && pcs->main->size)
+		obj = pcs->main->objects[--pcs->main->size];
+	pcs_unlock(pcs);
+	if (likely(obj)) {
+		slabx_stat_inc(s, SLABX_ALLOC_FASTPATH);
+		return obj;
+	}
+	return sheaves_alloc(s, gfp, nid);
+}
+
+/* Push to this CPU's main sheaf, else the rest of the sheaf paths. */
+static __always_inline bool sheaves_free_fast(struct slabx_cache *s,
+					      struct slabx_slab *slab,
+					      void *obj)
+{
+	struct slabx_cpu_sheaves *pcs;
+	bool done = false;
+
+	pcs = pcs_lock(s);
+	if (!pcs)
+		return false;
+	if (slab->nid == numa_mem_id() &&
+	    pcs->main->size < pcs->main->capacity) {
+		pcs->main->objects[pcs->main->size++] = obj;
+		done = true;
+	}
+	pcs_unlock(pcs);
+	if (likely(done)) {
+		slabx_stat_inc(s, SLABX_FREE_FASTPATH);
+		return true;
+	}
+	return sheaves_free(s, slab, obj);
+}
 
 /* trylock_pages.c: the page provider */
 struct page *slabx_pages_alloc(int nid, gfp_t gfp, unsigned int order);
