@@ -124,12 +124,17 @@ static bool may_alloc_sheaf(void)
 	return !IS_ENABLED(CONFIG_PREEMPT_RT) || preemptible();
 }
 
-/*
- * Main is empty: make it non-empty. Return: false when nothing could be
- * had without allocating pages (the caller takes the slab path).
+/**
+ * sheaves_main_refill() - make this CPU's empty main sheaf non-empty
+ * @s: a cache with sheaves.
+ * @pcs: this CPU's sheaves, held (pcs_lock()).
+ * @gfp: allocation context; the slabs are used only if it allows spinning.
+ *
+ * Return: false when nothing could be had without allocating pages (the
+ * caller takes the slab path).
  */
-static bool main_refill(struct slabx_cache *s, struct slabx_cpu_sheaves *pcs,
-			gfp_t gfp)
+bool sheaves_main_refill(struct slabx_cache *s, struct slabx_cpu_sheaves *pcs,
+			 gfp_t gfp)
 {
 	struct slabx_barn *barn = slabx_local_barn(s);
 	struct slabx_sheaf *full;
@@ -162,12 +167,17 @@ static bool main_refill(struct slabx_cache *s, struct slabx_cpu_sheaves *pcs,
 	return true;
 }
 
-/*
- * Main is full: make room in it without allocating. Return: false when no
- * empty sheaf could be had.
+/**
+ * sheaves_main_make_room() - make room in this CPU's full main sheaf
+ * @s: a cache with sheaves.
+ * @pcs: this CPU's sheaves, held (pcs_lock()).
+ *
+ * Never allocates.
+ *
+ * Return: false when no empty sheaf could be had.
  */
-static bool main_make_room(struct slabx_cache *s,
-			   struct slabx_cpu_sheaves *pcs)
+bool sheaves_main_make_room(struct slabx_cache *s,
+			    struct slabx_cpu_sheaves *pcs)
 {
 	struct slabx_barn *barn = slabx_local_barn(s);
 	struct slabx_sheaf *empty;
@@ -226,49 +236,18 @@ static struct slabx_sheaf *main_install_empty(struct slabx_cache *s,
 }
 
 /**
- * sheaves_alloc() - allocate from this CPU's sheaves
+ * sheaves_free_slow() - free into a full main sheaf with no empty one at hand
  * @s: a cache with sheaves.
- * @gfp: allocation context.
- * @nid: node asked for, or NUMA_NO_NODE.
+ * @nid: node of @obj.
+ * @obj: the object.
  *
- * Return: an object, or NULL when the caller must take the slab path: the
- * sheaves are busy (re-entrant call), @nid is not this CPU's node, or
- * neither the sheaves, the barn nor the partial slabs had an object.
+ * Called with the sheaves released: allocates an empty sheaf, then takes
+ * the sheaves again (perhaps on another CPU) and installs it, or flushes
+ * main if there is none.
+ *
+ * Return: true when done, false when the caller must take the slab path.
  */
-void *sheaves_alloc(struct slabx_cache *s, gfp_t gfp, int nid)
-{
-	struct slabx_cpu_sheaves *pcs;
-	void *obj = NULL;
-
-	pcs = pcs_lock(s);
-	if (!pcs)
-		return NULL;
-	if ((nid == NUMA_NO_NODE || nid == numa_mem_id()) &&
-	    (pcs->main->size || main_refill(s, pcs, gfp)))
-		obj = pcs->main->objects[--pcs->main->size];
-	pcs_unlock(pcs);
-	if (obj)
-		slabx_stat_inc(s, SLABX_ALLOC_FASTPATH);
-	return obj;
-}
-
-/* Free into held sheaves; slabs to free are collected on @discard. */
-static bool free_locked(struct slabx_cache *s, struct slabx_cpu_sheaves *pcs,
-			void *obj)
-{
-	if (pcs->main->size == pcs->main->capacity &&
-	    !main_make_room(s, pcs))
-		return false;
-	pcs->main->objects[pcs->main->size++] = obj;
-	return true;
-}
-
-/*
- * No empty sheaf was at hand for a full main: allocate one with the sheaves
- * released, then take them again (perhaps on another CPU) and install it,
- * or flush main if there is none.
- */
-static bool free_slow(struct slabx_cache *s, int nid, void *obj)
+bool sheaves_free_slow(struct slabx_cache *s, int nid, void *obj)
 {
 	struct slabx_sheaf *empty = NULL, *left;
 	struct slabx_cpu_sheaves *pcs;
@@ -285,7 +264,7 @@ static bool free_slow(struct slabx_cache *s, int nid, void *obj)
 	/* We may be on another CPU now, even on another node. */
 	if (nid == numa_mem_id()) {
 		if (pcs->main->size == pcs->main->capacity &&
-		    !main_make_room(s, pcs))
+		    !sheaves_main_make_room(s, pcs))
 			left = main_install_empty(s, pcs, empty, &discard);
 		pcs->main->objects[pcs->main->size++] = obj;
 		done = true;
@@ -295,36 +274,6 @@ out:
 	slabx_slab_discard_list(s, &discard);
 	if (left)
 		sheaf_stash_empty(s, left);
-	return done;
-}
-
-/**
- * sheaves_free() - free into this CPU's sheaves
- * @s: a cache with sheaves.
- * @slab: the slab of @obj.
- * @obj: the object.
- *
- * Return: true when done, false when the caller must take the slab path:
- * the sheaves are busy (re-entrant call) or @obj is of another node.
- */
-bool sheaves_free(struct slabx_cache *s, struct slabx_slab *slab, void *obj)
-{
-	struct slabx_cpu_sheaves *pcs;
-	bool done = false;
-
-	pcs = pcs_lock(s);
-	if (!pcs)
-		return false;
-	if (slab->nid == numa_mem_id()) {
-		done = free_locked(s, pcs, obj);
-		pcs_unlock(pcs);
-		if (!done)
-			done = free_slow(s, slab->nid, obj);
-	} else {
-		pcs_unlock(pcs);
-	}
-	if (done)
-		slabx_stat_inc(s, SLABX_FREE_FASTPATH);
 	return done;
 }
 
@@ -347,7 +296,7 @@ unsigned int sheaves_alloc_bulk(struct slabx_cache *s, gfp_t gfp, void **p,
 	pcs = pcs_lock(s);
 	if (!pcs)
 		return 0;
-	while (got < nr && (pcs->main->size || main_refill(s, pcs, gfp))) {
+	while (got < nr && (pcs->main->size || sheaves_main_refill(s, pcs, gfp))) {
 		struct slabx_sheaf *main = pcs->main;
 		unsigned int n = min(nr - got, main->size);
 
@@ -389,7 +338,7 @@ size_t sheaves_free_bulk(struct slabx_cache *s, void **p, size_t nr)
 		if (!slab)
 			continue;
 		if (pcs && slab->nid == nid) {
-			if (!free_locked(s, pcs, p[i])) {
+			if (!pcs_push(s, pcs, p[i])) {
 				sheaf_flush_locked(s, pcs->main, &discard);
 				pcs->main->objects[pcs->main->size++] = p[i];
 			}

@@ -559,7 +559,7 @@ static __always_inline void *cache_alloc(struct slabx_cache *s, gfp_t gfp,
 		return NULL;
 	}
 	if (s->cpu_sheaves)
-		obj = sheaves_alloc_fast(s, gfp, nid);
+		obj = sheaves_alloc(s, gfp, nid);
 	if (!obj) {
 		if (!slabx_slab_fill(s, gfp, nid, &obj, 1)) {
 			slabx_stat_inc(s, SLABX_ALLOC_FAIL);
@@ -627,7 +627,7 @@ void slabx_free(struct slabx_cache *s, void *obj)
 		slab = obj_slab_checked(s, obj);
 		if (!slab)
 			return;
-		if (sheaves_free_fast(s, slab, obj)) {
+		if (sheaves_free(s, slab, obj)) {
 			slabx_stat_inc(s, SLABX_FREE);
 			return;
 		}

@@ -216,8 +216,11 @@ void barn_occupancy(struct slabx_barn *barn, unsigned int *nr_full,
 unsigned int sheaf_default_capacity(unsigned int stride);
 int sheaves_init(struct slabx_cache *s);
 void sheaves_destroy(struct slabx_cache *s);
-void *sheaves_alloc(struct slabx_cache *s, gfp_t gfp, int nid);
-bool sheaves_free(struct slabx_cache *s, struct slabx_slab *slab, void *obj);
+bool sheaves_main_refill(struct slabx_cache *s, struct slabx_cpu_sheaves *pcs,
+			 gfp_t gfp);
+bool sheaves_main_make_room(struct slabx_cache *s,
+			    struct slabx_cpu_sheaves *pcs);
+bool sheaves_free_slow(struct slabx_cache *s, int nid, void *obj);
 unsigned int sheaves_alloc_bulk(struct slabx_cache *s, gfp_t gfp, void **p,
 				unsigned int nr);
 size_t sheaves_free_bulk(struct slabx_cache *s, void **p, size_t nr);
@@ -227,11 +230,10 @@ void sheaves_flush_all(struct slabx_cache *s);
 
 /*
  * The per-CPU sheaves are guarded by preemption off plus their in_use flag
- * (see sheaf.c). These helpers and the two fast paths below are inline, so
- * that slabx_alloc() and slabx_free() make no further call when this CPU's
- * main sheaf can serve them.
- */
-/*
+ * (see sheaf.c). These helpers and the two entry points below are inline,
+ * so that slabx_alloc() and slabx_free() make no further call when this
+ * CPU's main sheaf can serve them.
+ *
  * Take this CPU's sheaves, or NULL when a task of this CPU that we
  * interrupted holds them. On success, preemption stays off until
  * pcs_unlock().
@@ -258,9 +260,29 @@ static __always_inline void pcs_unlock(struct slabx_cpu_sheaves *pcs)
 	preempt_enable();
 }
 
-/* Pop from this CPU's main sheaf, else the rest of the sheaf paths. */
-static __always_inline void *sheaves_alloc_fast(struct slabx_cache *s,
-						gfp_t gfp, int nid)
+/* Free into held sheaves. Return: false when main is full and stays so. */
+static __always_inline bool pcs_push(struct slabx_cache *s,
+				     struct slabx_cpu_sheaves *pcs, void *obj)
+{
+	if (unlikely(pcs->main->size == pcs->main->capacity) &&
+	    !sheaves_main_make_room(s, pcs))
+		return false;
+	pcs->main->objects[pcs->main->size++] = obj;
+	return true;
+}
+
+/**
+ * sheaves_alloc() - allocate from this CPU's sheaves
+ * @s: a cache with sheaves.
+ * @gfp: allocation context.
+ * @nid: node asked for, or NUMA_NO_NODE.
+ *
+ * Return: an object, or NULL when the caller must take the slab path: the
+ * sheaves are busy (re-entrant call), @nid is not this CPU's node, or
+ * neither the sheaves, the barn nor the partial slabs had an object.
+ */
+static __always_inline void *sheaves_alloc(struct slabx_cache *s, gfp_t gfp,
+					   int nid)
 {
 	struct slabx_cpu_sheaves *pcs;
 	void *obj = NULL;
@@ -268,38 +290,44 @@ static __always_inline void *sheaves_alloc_fast(struct slabx_cache *s,
 	pcs = pcs_lock(s);
 	if (!pcs)
 		return NULL;
-	if ((nid == NUMA_NO_NODE || nid == numa_mem_id()) && pcs->main->size)
+	if ((nid == NUMA_NO_NODE || nid == numa_mem_id()) &&
+	    (likely(pcs->main->size) || sheaves_main_refill(s, pcs, gfp)))
 		obj = pcs->main->objects[--pcs->main->size];
 	pcs_unlock(pcs);
-	if (likely(obj)) {
+	if (obj)
 		slabx_stat_inc(s, SLABX_ALLOC_FASTPATH);
-		return obj;
-	}
-	return sheaves_alloc(s, gfp, nid);
+	return obj;
 }
 
-/* Push to this CPU's main sheaf, else the rest of the sheaf paths. */
-static __always_inline bool sheaves_free_fast(struct slabx_cache *s,
-					      struct slabx_slab *slab,
-					      void *obj)
+/**
+ * sheaves_free() - free into this CPU's sheaves
+ * @s: a cache with sheaves.
+ * @slab: the slab of @obj.
+ * @obj: the object.
+ *
+ * Return: true when done, false when the caller must take the slab path:
+ * the sheaves are busy (re-entrant call) or @obj is of another node.
+ */
+static __always_inline bool sheaves_free(struct slabx_cache *s,
+					 struct slabx_slab *slab, void *obj)
 {
 	struct slabx_cpu_sheaves *pcs;
-	bool done = false;
+	bool done;
 
 	pcs = pcs_lock(s);
 	if (!pcs)
 		return false;
-	if (slab->nid == numa_mem_id() &&
-	    pcs->main->size < pcs->main->capacity) {
-		pcs->main->objects[pcs->main->size++] = obj;
-		done = true;
+	if (slab->nid != numa_mem_id()) {
+		pcs_unlock(pcs);
+		return false;
 	}
+	done = pcs_push(s, pcs, obj);
 	pcs_unlock(pcs);
-	if (likely(done)) {
+	if (unlikely(!done))
+		done = sheaves_free_slow(s, slab->nid, obj);
+	if (done)
 		slabx_stat_inc(s, SLABX_FREE_FASTPATH);
-		return true;
-	}
-	return sheaves_free(s, slab, obj);
+	return done;
 }
 
 /* trylock_pages.c: the page provider */
