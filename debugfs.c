@@ -5,6 +5,8 @@
  *   summary          one line per cache, and the pages slabx holds
  *   fail_pages       fault injection: slab page allocations left to fail
  *                    (negative: all), see slabx_fault_inject_pages()
+ *   fail_rcu_sheaf   fault injection: attempts to get an rcu_free sheaf
+ *                    left to fail, see slabx_fault_inject_rcu_sheaf()
  *   <cache>/stats    geometry, occupancy, event counters, per-node slab
  *                    lists and barns
  *
@@ -69,6 +71,7 @@ static int stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "slabs %lu\n", info.slabs);
 	seq_printf(m, "pages %lu\n", info.slabs << info.order);
 	seq_printf(m, "objects_barn %lu\n", info.objects_barn);
+	seq_printf(m, "objects_rcu_waiting %lu\n", info.objects_rcu_waiting);
 	for (i = 0; i < SLABX_NR_STATS; i++)
 		seq_printf(m, "%s %lu\n", slabx_stat_names[i],
 			   slabx_cache_stat(s, i));
@@ -114,6 +117,20 @@ static int fail_pages_set(void *data, u64 val)
 DEFINE_DEBUGFS_ATTRIBUTE(fail_pages_fops, fail_pages_get, fail_pages_set,
 			 "%lld\n");
 
+static int fail_rcu_sheaf_get(void *data, u64 *val)
+{
+	*val = (s64)slabx_fault_injected_rcu_sheaf();
+	return 0;
+}
+
+static int fail_rcu_sheaf_set(void *data, u64 val)
+{
+	slabx_fault_inject_rcu_sheaf((s64)val);
+	return 0;
+}
+DEFINE_DEBUGFS_ATTRIBUTE(fail_rcu_sheaf_fops, fail_rcu_sheaf_get,
+			 fail_rcu_sheaf_set, "%lld\n");
+
 /**
  * slabx_debugfs_add_cache() - create a cache's debugfs directory
  * @s: the new cache, whose name is unique.
@@ -148,6 +165,8 @@ void slabx_debugfs_init(void)
 			    &summary_fops);
 	debugfs_create_file_unsafe("fail_pages", 0644, slabx_debugfs_root, NULL,
 				   &fail_pages_fops);
+	debugfs_create_file_unsafe("fail_rcu_sheaf", 0644, slabx_debugfs_root,
+				   NULL, &fail_rcu_sheaf_fops);
 }
 
 /**

@@ -42,8 +42,16 @@
 
 /* ---- sheaves -------------------------------------------------------------- */
 
-static struct slabx_sheaf *sheaf_new(struct slabx_cache *s,
-				     unsigned int capacity, gfp_t gfp)
+/**
+ * sheaf_new() - allocate an empty sheaf
+ * @s: its cache.
+ * @capacity: room for objects.
+ * @gfp: allocation context (no warning on failure).
+ *
+ * Return: the sheaf, or NULL.
+ */
+struct slabx_sheaf *sheaf_new(struct slabx_cache *s, unsigned int capacity,
+			      gfp_t gfp)
 {
 	struct slabx_sheaf *sheaf;
 
@@ -52,14 +60,22 @@ static struct slabx_sheaf *sheaf_new(struct slabx_cache *s,
 	if (!sheaf)
 		return NULL;
 	INIT_LIST_HEAD(&sheaf->barn_list);
+	sheaf->cache = s;
+	sheaf->nid = NUMA_NO_NODE;
 	sheaf->size = 0;
 	sheaf->capacity = capacity;
 	slabx_stat_inc(s, SLABX_SHEAF_ALLOC);
 	return sheaf;
 }
 
-/* Put a sheaf's objects back into the slabs. Not with the sheaves held. */
-static void sheaf_flush(struct slabx_cache *s, struct slabx_sheaf *sheaf)
+/**
+ * sheaf_flush() - put a sheaf's objects back into their slabs
+ * @s: the cache.
+ * @sheaf: the sheaf, empty afterwards.
+ *
+ * Context: not with the per-CPU sheaves held (it may free pages).
+ */
+void sheaf_flush(struct slabx_cache *s, struct slabx_sheaf *sheaf)
 {
 	if (!sheaf->size)
 		return;
@@ -88,10 +104,16 @@ static void sheaf_free(struct slabx_cache *s, struct slabx_sheaf *sheaf)
 	slabx_stat_inc(s, SLABX_SHEAF_FREE);
 }
 
-/* Keep an empty sheaf in the local barn, or free it. */
-static void sheaf_stash_empty(struct slabx_cache *s, struct slabx_sheaf *sheaf)
+/**
+ * sheaf_stash_empty() - keep an empty sheaf in a barn, or free it
+ * @s: the cache.
+ * @barn: the barn.
+ * @sheaf: an empty sheaf of the cache's capacity.
+ */
+void sheaf_stash_empty(struct slabx_cache *s, struct slabx_barn *barn,
+		       struct slabx_sheaf *sheaf)
 {
-	if (!barn_put_empty(slabx_local_barn(s), sheaf))
+	if (!barn_put_empty(barn, sheaf))
 		sheaf_free(s, sheaf);
 }
 
@@ -116,12 +138,21 @@ static bool gfp_allows_spinning(gfp_t gfp)
 	return gfp & __GFP_RECLAIM;
 }
 
-/* Whether this context may allocate an empty sheaf with GFP_NOWAIT. */
-static bool may_alloc_sheaf(void)
+/**
+ * may_alloc_sheaf() - whether this context may allocate a sheaf
+ *
+ * The free paths may be called in hard-IRQ context or under the caller's
+ * raw spinlock, where kmalloc() (whose locks are sleeping locks on
+ * PREEMPT_RT, and for lockdep's wait-context checks everywhere) must not
+ * be called, and that cannot be told from outside except by preemptible().
+ * Without CONFIG_PREEMPT_COUNT that is always false: frees then make do
+ * with the sheaves at hand.
+ *
+ * Return: true where kmalloc() with %GFP_NOWAIT is allowed for sure.
+ */
+bool may_alloc_sheaf(void)
 {
-	if (in_nmi())
-		return false;
-	return !IS_ENABLED(CONFIG_PREEMPT_RT) || preemptible();
+	return preemptible();
 }
 
 /**
@@ -273,7 +304,7 @@ bool sheaves_free_slow(struct slabx_cache *s, int nid, void *obj)
 out:
 	slabx_slab_discard_list(s, &discard);
 	if (left)
-		sheaf_stash_empty(s, left);
+		sheaf_stash_empty(s, slabx_local_barn(s), left);
 	return done;
 }
 
@@ -454,56 +485,44 @@ unsigned long sheaves_flush_barns(struct slabx_cache *s)
 	return objects;
 }
 
-struct flush_work {
-	struct work_struct work;
-	struct slabx_cache *s;
-};
-
-static void flush_work_fn(struct work_struct *work)
+/* Runs on each CPU in turn, in a kworker bound to it. */
+static long flush_this_cpu(void *arg)
 {
-	struct flush_work *fw = container_of(work, struct flush_work, work);
+	struct slabx_cache *s = arg;
 	struct slabx_cpu_sheaves *pcs;
 	LIST_HEAD(discard);
 
 	/* A kworker bound to the CPU: nothing of this CPU holds the sheaves. */
-	pcs = pcs_lock(fw->s);
+	pcs = pcs_lock(s);
 	if (WARN_ON_ONCE(!pcs))
-		return;
-	pcs_flush(fw->s, pcs, &discard);
+		return 0;
+	rcu_free_submit_pcs(s, pcs, numa_mem_id());
+	pcs_flush(s, pcs, &discard);
 	pcs_unlock(pcs);
-	slabx_slab_discard_list(fw->s, &discard);
+	slabx_slab_discard_list(s, &discard);
+	return 0;
 }
 
 /**
  * sheaves_flush_all() - flush every CPU's sheaves and every barn
  * @s: the cache.
  *
- * Each online CPU flushes its own sheaves in a work item; offline CPUs were
- * flushed when they died.
+ * Each online CPU flushes its own sheaves, and queues its partial rcu_free
+ * sheaf for its grace period; offline CPUs did both when they died. Needs
+ * no memory, so it cannot fail.
  *
  * Context: process context, may sleep; not under cpus_read_lock().
  */
 void sheaves_flush_all(struct slabx_cache *s)
 {
-	struct flush_work *works;
 	unsigned int cpu;
 
 	if (!s->cpu_sheaves)
 		return;
-	/* Without memory for the work items, only the barns are flushed. */
-	works = kcalloc(nr_cpu_ids, sizeof(*works), GFP_KERNEL);
-	if (works) {
-		cpus_read_lock();
-		for_each_online_cpu(cpu) {
-			INIT_WORK(&works[cpu].work, flush_work_fn);
-			works[cpu].s = s;
-			queue_work_on(cpu, system_highpri_wq, &works[cpu].work);
-		}
-		for_each_online_cpu(cpu)
-			flush_work(&works[cpu].work);
-		cpus_read_unlock();
-		kfree(works);
-	}
+	cpus_read_lock();
+	for_each_online_cpu(cpu)
+		work_on_cpu(cpu, flush_this_cpu, s);
+	cpus_read_unlock();
 	sheaves_flush_barns(s);
 }
 
@@ -523,6 +542,8 @@ void sheaves_destroy(struct slabx_cache *s)
 
 		sheaf_free(s, pcs->main);
 		sheaf_free(s, pcs->spare);
+		/* Empty: slabx_rcu_barrier() queued what it held. */
+		sheaf_free(s, pcs->rcu_free);
 	}
 	sheaves_flush_barns(s);
 	free_percpu(s->cpu_sheaves);

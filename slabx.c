@@ -21,6 +21,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/bitmap.h>
 #include <linux/cache.h>
 #include <linux/cpuhotplug.h>
 #include <linux/err.h>
@@ -29,6 +30,7 @@
 #include <linux/mm.h>
 #include <linux/mutex.h>
 #include <linux/nodemask.h>
+#include <linux/rcupdate.h>
 #include <linux/shrinker.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -71,6 +73,15 @@ const char * const slabx_stat_names[SLABX_NR_STATS] = {
 	[SLABX_SHEAF_PREFILL_OVERSIZE]	= "sheaf_prefill_oversize",
 	[SLABX_SHEAF_RETURN_FAST]	= "sheaf_return_fast",
 	[SLABX_SHEAF_RETURN_SLOW]	= "sheaf_return_slow",
+	[SLABX_FREE_RCU]		= "free_rcu",
+	[SLABX_FREE_RCU_DONE]		= "free_rcu_done",
+	[SLABX_FREE_RCU_SHEAF]		= "free_rcu_sheaf",
+	[SLABX_FREE_RCU_SHEAF_FAIL]	= "free_rcu_sheaf_fail",
+	[SLABX_FREE_RCU_FALLBACK]	= "free_rcu_fallback",
+	[SLABX_RCU_SHEAF_SUBMITTED]	= "rcu_sheaf_submitted",
+	[SLABX_RCU_SHEAF_TO_BARN]	= "rcu_sheaf_to_barn",
+	[SLABX_RCU_SHEAF_FLUSHED]	= "rcu_sheaf_flushed",
+	[SLABX_RCU_CALL]		= "rcu_call",
 };
 
 /* ---- object and slab geometry ------------------------------------------ */
@@ -100,14 +111,36 @@ static struct slabx_slab *addr_to_slab(struct slabx_cache *s, const void *obj)
 	return __va(ALIGN_DOWN(__pa(obj), PAGE_SIZE << s->order));
 }
 
+/*
+ * Bytes before the first object of a slab of @bytes: the header and its
+ * pending bitmap, sized for the objects the slab could hold without it.
+ */
+static unsigned int slab_first_offset(unsigned long bytes,
+				      unsigned int stride, unsigned int align)
+{
+	unsigned long hdr = sizeof(struct slabx_slab);
+	unsigned long nr = bytes > hdr ? (bytes - hdr) / stride : 0;
+
+	return ALIGN(hdr + BITS_TO_LONGS(nr) * sizeof(long), align);
+}
+
+/* Index of an object in its slab (from 0). */
+static unsigned int obj_index(struct slabx_cache *s, struct slabx_slab *slab,
+			      const void *obj)
+{
+	return reciprocal_divide(obj - slab_base(slab) - s->first_offset,
+				 s->stride_recip);
+}
+
 /* Order with the least waste, preferring small orders at equal waste. */
-static unsigned int slab_order(unsigned int stride, unsigned int first)
+static unsigned int slab_order(unsigned int stride, unsigned int align)
 {
 	unsigned int order, best = SLABX_MAX_ORDER;
 	unsigned long best_waste = ULONG_MAX;
 
 	for (order = 0; order <= SLABX_MAX_ORDER; order++) {
 		unsigned long bytes = PAGE_SIZE << order;
+		unsigned int first = slab_first_offset(bytes, stride, align);
 		unsigned long nr, waste;
 
 		if (bytes < first + stride)
@@ -146,8 +179,9 @@ static void cache_set_geometry(struct slabx_cache *s, unsigned int size,
 	}
 	s->stride = ALIGN(payload, align);
 	s->stride_recip = reciprocal_value(s->stride);
-	s->first_offset = ALIGN(sizeof(struct slabx_slab), align);
-	s->order = slab_order(s->stride, s->first_offset);
+	s->order = slab_order(s->stride, align);
+	s->first_offset = slab_first_offset(PAGE_SIZE << s->order, s->stride,
+					    align);
 	s->objs_per_slab = ((PAGE_SIZE << s->order) - s->first_offset) /
 			   s->stride;
 }
@@ -193,6 +227,9 @@ static struct slabx_slab *slab_new(struct slabx_cache *s, gfp_t gfp, int nid,
 	slab->inuse = 0;
 	slab->nid = page_to_nid(page);
 	slab->magic = SLABX_SLAB_MAGIC;
+	slab->rcu_nr = 0;
+	INIT_LIST_HEAD(&slab->rcu_list);
+	bitmap_zero(slab->rcu_pending, s->objs_per_slab);
 	slab_build_freelist(s, slab);
 	slabx_stat_inc(s, SLABX_SLAB_NEW);
 	return slab;
@@ -358,7 +395,10 @@ bad:
 static bool node_double_free(struct slabx_cache *s, struct slabx_slab *slab,
 			     void *obj)
 {
-	if (!(s->flags & SLABX_DEBUG) || !slab_has_free(s, slab, obj))
+	if (!(s->flags & SLABX_DEBUG))
+		return false;
+	if (!test_bit(obj_index(s, slab, obj), slab->rcu_pending) &&
+	    !slab_has_free(s, slab, obj))
 		return false;
 	slabx_stat_inc(s, SLABX_FREE_INVALID);
 	WARN_ONCE(1, "slabx: %s: double free of %p\n", s->name, obj);
@@ -518,6 +558,110 @@ size_t slabx_slab_flush(struct slabx_cache *s, void **p, size_t nr)
 	freed = slabx_slab_release(s, p, nr, &discard);
 	slabx_slab_discard_list(s, &discard);
 	return freed;
+}
+
+/* ---- objects waiting for a grace period in their slab --------------------- */
+
+/* Put a slab's waiting objects back (with n->lock held). Return: how many. */
+static unsigned int slab_rcu_release(struct slabx_cache *s,
+				     struct slabx_node *n,
+				     struct slabx_slab *slab,
+				     struct list_head *discard)
+{
+	void *first = slab_base(slab) + s->first_offset;
+	unsigned int idx, nr = 0;
+
+	list_del_init(&slab->rcu_list);
+	slab->rcu_nr = 0;
+	/* The last node_put() may move the slab to @discard: still mapped. */
+	for_each_set_bit(idx, slab->rcu_pending, s->objs_per_slab) {
+		__clear_bit(idx, slab->rcu_pending);
+		node_put(s, n, slab, first + idx * s->stride, discard);
+		nr++;
+	}
+	return nr;
+}
+
+/*
+ * RCU callback of a node: free the objects whose grace period is over, and
+ * queue itself again while some still wait (they were freed after it was
+ * queued).
+ */
+static void node_rcu_drain(struct rcu_head *head)
+{
+	struct slabx_node *n = container_of(head, struct slabx_node, rcu);
+	struct slabx_cache *s = n->cache;
+	struct slabx_slab *slab, *tmp;
+	unsigned long flags, done = 0;
+	LIST_HEAD(discard);
+	bool again;
+
+	raw_spin_lock_irqsave(&n->lock, flags);
+	list_for_each_entry_safe(slab, tmp, &n->rcu_slabs, rcu_list)
+		if (poll_state_synchronize_rcu(slab->rcu_gp))
+			done += slab_rcu_release(s, n, slab, &discard);
+	again = !list_empty(&n->rcu_slabs);
+	n->rcu_queued = again;
+	raw_spin_unlock_irqrestore(&n->lock, flags);
+	slabx_stat_inc(s, SLABX_NODE_LOCK);
+	slabx_slab_discard_list(s, &discard);
+	slabx_rcu_done(s, done);
+	if (again) {
+		slabx_stat_inc(s, SLABX_RCU_CALL);
+		call_rcu(&n->rcu, node_rcu_drain);
+		return;
+	}
+	slabx_rcu_put(s);
+}
+
+/**
+ * slabx_slab_defer_rcu() - free an object after a grace period, in its slab
+ * @s: the cache.
+ * @slab: the slab of @obj.
+ * @obj: the object, still in use by RCU readers.
+ *
+ * The object is marked in its slab's pending bitmap, which every slab has,
+ * so this needs no memory: it is the fallback of slabx_free_rcu() when no
+ * sheaf can take the object. One RCU callback per node drains the marked
+ * objects once their grace period is over.
+ *
+ * Context: any but NMI.
+ * Return: false for an object already waiting (a double free, reported).
+ */
+bool slabx_slab_defer_rcu(struct slabx_cache *s, struct slabx_slab *slab,
+			  void *obj)
+{
+	struct slabx_node *n = s->node[slab->nid];
+	unsigned long flags;
+	bool queue, twice;
+
+	raw_spin_lock_irqsave(&n->lock, flags);
+	twice = __test_and_set_bit(obj_index(s, slab, obj), slab->rcu_pending);
+	if (!twice) {
+		slab->rcu_gp = get_state_synchronize_rcu();
+		if (!slab->rcu_nr++)
+			list_add_tail(&slab->rcu_list, &n->rcu_slabs);
+		/* Counted before the drain can see it: waiting never < 0. */
+		slabx_stat_inc(s, SLABX_FREE_RCU);
+	}
+	queue = !twice && !n->rcu_queued;
+	if (queue)
+		n->rcu_queued = true;
+	raw_spin_unlock_irqrestore(&n->lock, flags);
+	slabx_stat_inc(s, SLABX_NODE_LOCK);
+
+	if (twice) {
+		slabx_stat_inc(s, SLABX_FREE_INVALID);
+		WARN_ONCE(1, "slabx: %s: double slabx_free_rcu() of %p\n",
+			  s->name, obj);
+		return false;
+	}
+	if (queue) {
+		slabx_rcu_get(s);
+		slabx_stat_inc(s, SLABX_RCU_CALL);
+		call_rcu(&n->rcu, node_rcu_drain);
+	}
+	return true;
 }
 
 /* Objects a user gives back through the slab layer directly. */
@@ -732,6 +876,7 @@ EXPORT_SYMBOL_GPL(slabx_cache_stat);
  */
 void slabx_cache_info(struct slabx_cache *s, struct slabx_info *info)
 {
+	unsigned long done;
 	int nid;
 
 	memset(info, 0, sizeof(*info));
@@ -755,6 +900,9 @@ void slabx_cache_info(struct slabx_cache *s, struct slabx_info *info)
 		barn_occupancy(&n->barn, &full, &empty);
 		info->objects_barn += (unsigned long)full * s->sheaf_capacity;
 	}
+	/* Each object is counted done after it is counted freed: read done first. */
+	done = slabx_cache_stat(s, SLABX_FREE_RCU_DONE);
+	info->objects_rcu_waiting = slabx_cache_stat(s, SLABX_FREE_RCU) - done;
 }
 EXPORT_SYMBOL_GPL(slabx_cache_info);
 
@@ -796,6 +944,8 @@ static int cache_alloc_nodes(struct slabx_cache *s)
 		raw_spin_lock_init(&n->lock);
 		INIT_LIST_HEAD(&n->partial);
 		INIT_LIST_HEAD(&n->empty);
+		INIT_LIST_HEAD(&n->rcu_slabs);
+		n->cache = s;
 		barn_init(&n->barn);
 		s->node[nid] = n;
 	}
@@ -966,8 +1116,10 @@ EXPORT_SYMBOL_GPL(slabx_cache_shrink);
  * slabx_cache_destroy() - destroy a cache
  * @s: the cache, or NULL (nothing is done).
  *
- * Every CPU's sheaves and every barn are flushed first, so that only
- * objects really held by users count as leaked. When objects of @s are still
+ * Objects given to slabx_free_rcu() are waited for first (only this
+ * cache's, see slabx_rcu_barrier()), then every CPU's sheaves and every
+ * barn are flushed, so that only objects really held by users count as
+ * leaked. When objects of @s are still
  * allocated, the leak is reported with the
  * cache's name and the number of objects, and the slabs holding them are
  * never freed (the memory stays valid for whoever holds the objects); the
@@ -984,6 +1136,7 @@ int slabx_cache_destroy(struct slabx_cache *s)
 	if (!s)
 		return 0;
 	might_sleep();
+	slabx_rcu_barrier(s);
 	mutex_lock(&slabx_caches_mutex);
 	list_del(&s->list);
 	slabx_debugfs_remove_cache(s);
@@ -1008,14 +1161,19 @@ EXPORT_SYMBOL_GPL(slabx_cache_destroy);
 static enum cpuhp_state slabx_cpuhp_state;
 static struct shrinker *slabx_shrinker;
 
-/* A dead CPU's sheaves go back to the slabs and barns of every cache. */
+/*
+ * A dead CPU's sheaves go back to the slabs and barns of every cache, and
+ * its partial rcu_free sheaves are queued for their grace period.
+ */
 static int slabx_cpu_dead(unsigned int cpu)
 {
 	struct slabx_cache *s;
 
 	mutex_lock(&slabx_caches_mutex);
-	list_for_each_entry(s, &slabx_caches, list)
+	list_for_each_entry(s, &slabx_caches, list) {
+		rcu_free_flush_cpu(s, cpu);
 		sheaves_flush_cpu(s, cpu);
+	}
 	mutex_unlock(&slabx_caches_mutex);
 	return 0;
 }
@@ -1122,6 +1280,8 @@ static void __exit slabx_exit(void)
 	slabx_debugfs_exit();
 	shrinker_free(slabx_shrinker);
 	cpuhp_remove_state_nocalls(slabx_cpuhp_state);
+	/* slabx_free_rcu() of leaked objects of zombies: their callbacks. */
+	rcu_barrier();
 	list_for_each_entry_safe(s, tmp, &slabx_zombies, list) {
 		unsigned long leaked = cache_release_slabs(s, NULL);
 

@@ -84,6 +84,16 @@ struct slabx_cache_args {
  * @SLABX_SHEAF_PREFILL_OVERSIZE: prefills above the sheaf capacity.
  * @SLABX_SHEAF_RETURN_FAST: returned sheaves kept as spare or in a barn.
  * @SLABX_SHEAF_RETURN_SLOW: returned sheaves flushed and freed.
+ * @SLABX_FREE_RCU: objects given to slabx_free_rcu().
+ * @SLABX_FREE_RCU_DONE: of those, objects freed after their grace period.
+ * @SLABX_FREE_RCU_SHEAF: objects put into this CPU's rcu_free sheaf.
+ * @SLABX_FREE_RCU_SHEAF_FAIL: times no rcu_free sheaf could take an object
+ *	(none to be had, sheaves busy, or a remote object).
+ * @SLABX_FREE_RCU_FALLBACK: objects left waiting in their slab instead.
+ * @SLABX_RCU_SHEAF_SUBMITTED: rcu_free sheaves queued for a grace period.
+ * @SLABX_RCU_SHEAF_TO_BARN: of those, stored in a barn as full afterwards.
+ * @SLABX_RCU_SHEAF_FLUSHED: of those, flushed to the slabs afterwards.
+ * @SLABX_RCU_CALL: call_rcu() invocations.
  * @SLABX_NR_STATS: number of counters.
  */
 enum slabx_stat_item {
@@ -111,6 +121,15 @@ enum slabx_stat_item {
 	SLABX_SHEAF_PREFILL_OVERSIZE,
 	SLABX_SHEAF_RETURN_FAST,
 	SLABX_SHEAF_RETURN_SLOW,
+	SLABX_FREE_RCU,
+	SLABX_FREE_RCU_DONE,
+	SLABX_FREE_RCU_SHEAF,
+	SLABX_FREE_RCU_SHEAF_FAIL,
+	SLABX_FREE_RCU_FALLBACK,
+	SLABX_RCU_SHEAF_SUBMITTED,
+	SLABX_RCU_SHEAF_TO_BARN,
+	SLABX_RCU_SHEAF_FLUSHED,
+	SLABX_RCU_CALL,
 	SLABX_NR_STATS
 };
 
@@ -127,6 +146,8 @@ enum slabx_stat_item {
  * @objects_inuse: objects not free in a slab: with users, or cached in
  *	sheaves.
  * @objects_barn: objects in full sheaves in the barns.
+ * @objects_rcu_waiting: objects given to slabx_free_rcu() whose grace
+ *	period has not ended yet (counted in @objects_inuse too).
  */
 struct slabx_info {
 	unsigned int object_size;
@@ -139,6 +160,7 @@ struct slabx_info {
 	unsigned long objects_total;
 	unsigned long objects_inuse;
 	unsigned long objects_barn;
+	unsigned long objects_rcu_waiting;
 };
 
 struct slabx_cache *slabx_cache_create(const char *name, unsigned int size,
@@ -150,6 +172,8 @@ void *slabx_alloc_node(struct slabx_cache *s, gfp_t gfp, int nid);
 void slabx_free(struct slabx_cache *s, void *obj);
 int slabx_alloc_bulk(struct slabx_cache *s, gfp_t gfp, size_t nr, void **p);
 void slabx_free_bulk(struct slabx_cache *s, size_t nr, void **p);
+void slabx_free_rcu(struct slabx_cache *s, void *obj);
+void slabx_rcu_barrier(struct slabx_cache *s);
 
 void slabx_cache_shrink(struct slabx_cache *s);
 
@@ -167,8 +191,12 @@ void slabx_cache_info(struct slabx_cache *s, struct slabx_info *info);
 unsigned long slabx_cache_stat(struct slabx_cache *s,
 			       enum slabx_stat_item item);
 
-/* For tests: fault injection in the page provider, a synthetic shrink. */
+/*
+ * For tests: fault injection in the page provider and in getting an empty
+ * rcu_free sheaf, a synthetic shrink.
+ */
 void slabx_fault_inject_pages(int nr);
+void slabx_fault_inject_rcu_sheaf(int nr);
 unsigned long slabx_shrink_all(void);
 
 #endif /* _SLABX_H */

@@ -5,10 +5,12 @@
 #ifndef _SLABX_INTERNAL_H
 #define _SLABX_INTERNAL_H
 
+#include <linux/atomic.h>
 #include <linux/list.h>
 #include <linux/mm_types.h>
 #include <linux/percpu.h>
 #include <linux/preempt.h>
+#include <linux/rcupdate.h>
 #include <linux/reciprocal_div.h>
 #include <linux/spinlock.h>
 #include <linux/topology.h>
@@ -29,13 +31,22 @@
 /**
  * struct slabx_sheaf - an array of free objects of one cache
  * @barn_list: on a barn's full or empty list while stored there.
+ * @rcu: queued with call_rcu() while its objects wait for a grace period
+ *	(never in a barn then).
+ * @cache: owner.
+ * @nid: node whose barn takes the sheaf back after its grace period.
  * @size: objects held, at the end of @objects.
  * @capacity: room in @objects; the cache's sheaf capacity, or more for an
  *	oversize prefilled sheaf.
  * @objects: the objects.
  */
 struct slabx_sheaf {
-	struct list_head barn_list;
+	union {
+		struct list_head barn_list;
+		struct rcu_head rcu;
+	};
+	struct slabx_cache *cache;
+	int nid;
 	unsigned int size;
 	unsigned int capacity;
 	void *objects[];
@@ -64,11 +75,14 @@ struct slabx_barn {
  *	own CPU must not touch the sheaves and takes the slab path instead.
  * @main: the sheaf allocations pop from and frees push to; never NULL.
  * @spare: a second sheaf, or NULL.
+ * @rcu_free: objects given to slabx_free_rcu() on this CPU, all of the
+ *	CPU's node; NULL or not full (a full one is queued at once).
  */
 struct slabx_cpu_sheaves {
 	bool in_use;
 	struct slabx_sheaf *main;
 	struct slabx_sheaf *spare;
+	struct slabx_sheaf *rcu_free;
 };
 
 /**
@@ -79,11 +93,17 @@ struct slabx_cpu_sheaves {
  * @inuse: objects handed out from this slab.
  * @nid: node of the slab's pages.
  * @magic: %SLABX_SLAB_MAGIC, checked on every free.
+ * @rcu_nr: objects set in @rcu_pending.
+ * @rcu_list: on its node's rcu_slabs list while @rcu_nr is not 0.
+ * @rcu_gp: RCU grace-period cookie that covers every object of
+ *	@rcu_pending: taken at the latest of their frees.
+ * @rcu_pending: one bit per object: freed by slabx_free_rcu() through the
+ *	slab layer and waiting for a grace period; still counted in @inuse.
  *
  * A slab is a 2^order block of pages from the page provider. Its first page
  * frame number is aligned to 2^order, so the header of the slab holding an
  * object is found from the object's address alone, without any struct page
- * field.
+ * field. The header, with its bitmap, comes before the first object.
  */
 struct slabx_slab {
 	struct list_head list;
@@ -92,6 +112,10 @@ struct slabx_slab {
 	unsigned int inuse;
 	unsigned int nid;
 	unsigned int magic;
+	unsigned int rcu_nr;
+	struct list_head rcu_list;
+	unsigned long rcu_gp;
+	unsigned long rcu_pending[];
 };
 
 /**
@@ -103,6 +127,10 @@ struct slabx_slab {
  * @nr_empty: length of @empty.
  * @nr_slabs: all slabs of the node, full ones included.
  * @free_objs: free objects in the node's slabs.
+ * @rcu_slabs: slabs with objects waiting for a grace period.
+ * @rcu_queued: @rcu is queued; set and cleared under @lock.
+ * @rcu: drains @rcu_slabs after a grace period.
+ * @cache: owner, for the @rcu callback.
  * @barn: the node's sheaves, for every CPU of the node.
  */
 struct slabx_node {
@@ -113,6 +141,10 @@ struct slabx_node {
 	unsigned long nr_empty;
 	unsigned long nr_slabs;
 	unsigned long free_objs;
+	struct list_head rcu_slabs;
+	bool rcu_queued;
+	struct rcu_head rcu;
+	struct slabx_cache *cache;
 	struct slabx_barn barn;
 };
 
@@ -142,6 +174,7 @@ struct slabx_stats {
  * @cpu_sheaves: per-CPU sheaves, NULL when the cache has none.
  * @node: per possible node slab lists, indexed by node id.
  * @stats: per-CPU event counters.
+ * @rcu_inflight: RCU callbacks of this cache queued and not finished.
  * @list: on slabx_caches (or slabx_zombies after a leaky destroy).
  * @debugfs: the cache's debugfs directory.
  */
@@ -161,6 +194,7 @@ struct slabx_cache {
 	struct slabx_cpu_sheaves __percpu *cpu_sheaves;
 	struct slabx_node **node;
 	struct slabx_stats __percpu *stats;
+	atomic_t rcu_inflight;
 	struct list_head list;
 	struct dentry *debugfs;
 };
@@ -175,6 +209,19 @@ static inline void slabx_stat_add(struct slabx_cache *s,
 				  enum slabx_stat_item item, unsigned long nr)
 {
 	this_cpu_add(s->stats->count[item], nr);
+}
+
+/*
+ * Fault injection for tests: @left failures to come, 0 none, negative
+ * fail every time. Return: whether this attempt fails.
+ */
+static inline bool slabx_fault_hit(atomic_t *left)
+{
+	int nr = atomic_read(left);
+
+	if (likely(!nr))
+		return false;
+	return nr < 0 || atomic_add_unless(left, -1, 0);
 }
 
 static inline struct slabx_barn *slabx_local_barn(struct slabx_cache *s)
@@ -195,6 +242,8 @@ size_t slabx_slab_release(struct slabx_cache *s, void **p, size_t nr,
 			  struct list_head *discard);
 void slabx_slab_discard_list(struct slabx_cache *s, struct list_head *list);
 size_t slabx_slab_flush(struct slabx_cache *s, void **p, size_t nr);
+bool slabx_slab_defer_rcu(struct slabx_cache *s, struct slabx_slab *slab,
+			  void *obj);
 
 /* barn.c */
 void barn_init(struct slabx_barn *barn);
@@ -213,6 +262,12 @@ void barn_occupancy(struct slabx_barn *barn, unsigned int *nr_full,
 		    unsigned int *nr_empty);
 
 /* sheaf.c */
+struct slabx_sheaf *sheaf_new(struct slabx_cache *s, unsigned int capacity,
+			      gfp_t gfp);
+void sheaf_flush(struct slabx_cache *s, struct slabx_sheaf *sheaf);
+void sheaf_stash_empty(struct slabx_cache *s, struct slabx_barn *barn,
+		       struct slabx_sheaf *sheaf);
+bool may_alloc_sheaf(void);
 unsigned int sheaf_default_capacity(unsigned int stride);
 int sheaves_init(struct slabx_cache *s);
 void sheaves_destroy(struct slabx_cache *s);
@@ -329,6 +384,15 @@ static __always_inline bool sheaves_free(struct slabx_cache *s,
 		slabx_stat_inc(s, SLABX_FREE_FASTPATH);
 	return done;
 }
+
+/* rcu_free.c */
+void slabx_rcu_get(struct slabx_cache *s);
+void slabx_rcu_put(struct slabx_cache *s);
+void slabx_rcu_done(struct slabx_cache *s, unsigned long nr);
+void rcu_free_submit_pcs(struct slabx_cache *s,
+			 struct slabx_cpu_sheaves *pcs, int nid);
+void rcu_free_flush_cpu(struct slabx_cache *s, unsigned int cpu);
+int slabx_fault_injected_rcu_sheaf(void);
 
 /* trylock_pages.c: the page provider */
 struct page *slabx_pages_alloc(int nid, gfp_t gfp, unsigned int order);

@@ -40,15 +40,6 @@ int slabx_fault_injected_pages(void)
 	return atomic_read(&slabx_pages_fail);
 }
 
-static bool fault_injected(void)
-{
-	int left = atomic_read(&slabx_pages_fail);
-
-	if (likely(!left))
-		return false;
-	return left < 0 || atomic_add_unless(&slabx_pages_fail, -1, 0);
-}
-
 /*
  * Allocation bits that the provider decides on itself: pages are never
  * handed out zeroed here (objects are zeroed one by one when asked), and
@@ -69,7 +60,7 @@ struct page *slabx_pages_alloc(int nid, gfp_t gfp, unsigned int order)
 {
 	struct page *page;
 
-	if (fault_injected())
+	if (slabx_fault_hit(&slabx_pages_fail))
 		return NULL;
 	page = alloc_pages_node(nid, (gfp & SLABX_PAGE_GFP_MASK) | __GFP_NOWARN,
 				order);

@@ -18,7 +18,7 @@ mod=$SLABX_OUT/mod-$flavour
 mkdir -p "$mod/tests"
 cd "$SLABX_TOP"
 # Copy only what changed, so Kbuild rebuilds only what it must.
-for f in Kbuild ./*.c ./*.h tests/Kbuild tests/*.c; do
+for f in Kbuild ./*.c ./*.h tests/Kbuild tests/*.c tests/*.h; do
 	cmp -s "$f" "$mod/$f" || cp "$f" "$mod/$f"
 done
 make -s -C "$kdir" ARCH="$arch" M="$mod" -j"$(nproc)" "$@" modules >&2

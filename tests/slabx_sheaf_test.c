@@ -17,68 +17,7 @@
 #include <linux/spinlock.h>
 
 #include "../slabx.h"
-
-struct snap {
-	unsigned long v[SLABX_NR_STATS];
-};
-
-static void snap_take(struct slabx_cache *s, struct snap *sn)
-{
-	int i;
-
-	for (i = 0; i < SLABX_NR_STATS; i++)
-		sn->v[i] = slabx_cache_stat(s, i);
-}
-
-static unsigned long delta(struct slabx_cache *s, struct snap *sn,
-			   enum slabx_stat_item item)
-{
-	return slabx_cache_stat(s, item) - sn->v[item];
-}
-
-static void pin(struct kunit *test, int cpu)
-{
-	KUNIT_ASSERT_EQ(test, set_cpus_allowed_ptr(current, cpumask_of(cpu)), 0);
-}
-
-static struct slabx_cache *cache(struct kunit *test, const char *name,
-				 unsigned int size, unsigned int capacity)
-{
-	struct slabx_cache_args args = { .sheaf_capacity = capacity };
-	struct slabx_cache *s = slabx_cache_create(name, size, &args);
-
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, s);
-	return s;
-}
-
-static void alloc_n(struct kunit *test, struct slabx_cache *s, void **p,
-		    int n)
-{
-	int i;
-
-	for (i = 0; i < n; i++) {
-		p[i] = slabx_alloc(s, GFP_KERNEL);
-		KUNIT_ASSERT_NOT_NULL(test, p[i]);
-	}
-}
-
-static void free_n(struct slabx_cache *s, void **p, int n)
-{
-	int i;
-
-	for (i = 0; i < n; i++)
-		slabx_free(s, p[i]);
-}
-
-/* Objects held outside sheaves and barns, after flushing both. */
-static unsigned long objects_held(struct slabx_cache *s)
-{
-	struct slabx_info info;
-
-	slabx_cache_shrink(s);
-	slabx_cache_info(s, &info);
-	return info.objects_inuse;
-}
+#include "slabx_kunit.h"
 
 /* ---- suite slabx_sheaf: the per-CPU paths ---------------------------- */
 
@@ -184,10 +123,11 @@ static void barn_put_and_get(struct kunit *test)
 static void barn_limit_and_shrinker(struct kunit *test)
 {
 	struct slabx_cache *s = cache(test, "kunit-shrink", 1024, 4);
+	void **o = kunit_kcalloc(test, 80, sizeof(*o), GFP_KERNEL);
 	struct slabx_info before, after;
 	struct snap sn;
-	void *o[80];
 
+	KUNIT_ASSERT_NOT_NULL(test, o);
 	pin(test, 0);
 	alloc_n(test, s, o, 80);
 	slabx_cache_shrink(s);
@@ -305,20 +245,6 @@ static void bulk_through_sheaves(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, slabx_cache_destroy(s), 0);
 }
 
-/* Two online CPUs of one node, or -1. */
-static int same_node_pair(int *b)
-{
-	int a, c;
-
-	for_each_online_cpu(a)
-		for_each_online_cpu(c)
-			if (a != c && cpu_to_node(a) == cpu_to_node(c)) {
-				*b = c;
-				return a;
-			}
-	return -1;
-}
-
 /* Objects allocated on one CPU and freed on another come back by barn. */
 static void cross_cpu_through_barn(struct kunit *test)
 {
@@ -355,12 +281,10 @@ static void cpu_dead_flushes_sheaves(struct kunit *test)
 {
 	struct slabx_cache *s;
 	struct slabx_info info;
-	int victim = -1, cpu;
+	int victim;
 	void *o[40];
 
-	for_each_online_cpu(cpu)
-		if (cpu)
-			victim = cpu;
+	victim = hotplug_victim();
 	if (victim < 0)
 		kunit_skip(test, "needs a second CPU");
 	s = cache(test, "kunit-dead", 64, 16);

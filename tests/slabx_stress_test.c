@@ -5,6 +5,9 @@
  * CPUs through shared mailboxes. Every object carries an ownership tag over
  * its whole body; an object handed out twice, or corrupted while owned, is
  * caught when its owner checks the tag before freeing or passing it on.
+ * With slabx_free_rcu() in the mix, the freeing worker keeps checking the
+ * tag inside its read-side section: an object reused before the grace
+ * period is caught there.
  */
 #include <kunit/test.h>
 #include <linux/completion.h>
@@ -12,6 +15,7 @@
 #include <linux/delay.h>
 #include <linux/kthread.h>
 #include <linux/prandom.h>
+#include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
 
@@ -33,6 +37,7 @@ struct tag {
 
 struct stress {
 	struct slabx_cache *cache;
+	bool free_rcu;
 	void *mailbox[STRESS_MAILBOXES];
 	atomic_t errors;
 	atomic_t running;
@@ -137,6 +142,25 @@ static void op_free(struct worker *w)
 			   unhold(w, prandom_u32_state(&w->rnd) % w->nr_held));
 }
 
+/* Free with slabx_free_rcu() inside a reader that still checks the tag. */
+static void op_free_rcu(struct worker *w)
+{
+	unsigned int i;
+	struct tag *t;
+	u32 seq;
+
+	if (!w->nr_held)
+		return;
+	i = prandom_u32_state(&w->rnd) % w->nr_held;
+	seq = w->held_seq[i];
+	rcu_read_lock();
+	t = unhold(w, i);
+	slabx_free_rcu(w->st->cache, t);
+	udelay(prandom_u32_state(&w->rnd) % 8);
+	tag_check_mine(w, t, seq);
+	rcu_read_unlock();
+}
+
 static void op_free_bulk(struct worker *w)
 {
 	void *objs[STRESS_BULK];
@@ -172,8 +196,14 @@ static void worker_step(struct worker *w)
 	case 0: case 1: case 2:
 		op_alloc(w);
 		break;
-	case 3: case 4:
+	case 3:
 		op_free(w);
+		break;
+	case 4:
+		if (w->st->free_rcu)
+			op_free_rcu(w);
+		else
+			op_free(w);
 		break;
 	case 5:
 		op_alloc_bulk(w);
@@ -225,9 +255,10 @@ static int cycle_cpu_until_done(struct kunit *test, struct stress *st, int cpu)
 /*
  * Start one worker per online CPU, bound to it, or free to move when CPUs
  * are to come and go; with @hotplug, take the last CPU offline and back
- * online again and again while they run.
+ * online again and again while they run. With @free_rcu, half the single
+ * frees are slabx_free_rcu().
  */
-static void run_stress(struct kunit *test, bool hotplug)
+static void run_stress(struct kunit *test, bool hotplug, bool free_rcu)
 {
 	int cpu, nr = 0, i, victim = -1, cycles;
 	struct worker *workers;
@@ -241,6 +272,7 @@ static void run_stress(struct kunit *test, bool hotplug)
 	KUNIT_ASSERT_NOT_NULL(test, workers);
 	st->cache = slabx_cache_create("kunit-stress", STRESS_OBJ_SIZE, NULL);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, st->cache);
+	st->free_rcu = free_rcu;
 	init_completion(&st->done);
 
 	cpus_read_lock();
@@ -276,9 +308,14 @@ static void run_stress(struct kunit *test, bool hotplug)
 	for (i = 0; i < STRESS_MAILBOXES; i++)
 		slabx_free(st->cache, st->mailbox[i]);
 	KUNIT_EXPECT_EQ(test, atomic_read(&st->errors), 0);
+	slabx_rcu_barrier(st->cache);
 	slabx_cache_shrink(st->cache);
 	slabx_cache_info(st->cache, &info);
 	KUNIT_EXPECT_EQ(test, info.objects_inuse, 0UL);
+	KUNIT_EXPECT_EQ(test, info.objects_rcu_waiting, 0UL);
+	if (free_rcu)
+		KUNIT_EXPECT_GT(test, slabx_cache_stat(st->cache,
+						       SLABX_FREE_RCU_DONE), 0UL);
 	KUNIT_EXPECT_EQ(test, slabx_cache_stat(st->cache, SLABX_ALLOC),
 			slabx_cache_stat(st->cache, SLABX_FREE));
 	KUNIT_EXPECT_EQ(test, slabx_cache_stat(st->cache, SLABX_FREE_INVALID),
@@ -288,19 +325,29 @@ static void run_stress(struct kunit *test, bool hotplug)
 
 static void multi_cpu_stress(struct kunit *test)
 {
-	run_stress(test, false);
+	run_stress(test, false, false);
 }
 
-/* The same with a CPU going offline and online: nothing may leak. */
+/* slabx_free_rcu() mixed with slabx_free() and allocations. */
+static void stress_with_free_rcu(struct kunit *test)
+{
+	run_stress(test, false, true);
+}
+
+/*
+ * The same with a CPU going offline and online: nothing may leak, rcu_free
+ * sheaves included.
+ */
 static void stress_with_cpu_hotplug(struct kunit *test)
 {
 	if (num_online_cpus() < 2)
 		kunit_skip(test, "needs a second CPU");
-	run_stress(test, true);
+	run_stress(test, true, true);
 }
 
 static struct kunit_case slabx_stress_cases[] = {
 	KUNIT_CASE_SLOW(multi_cpu_stress),
+	KUNIT_CASE_SLOW(stress_with_free_rcu),
 	KUNIT_CASE_SLOW(stress_with_cpu_hotplug),
 	{}
 };

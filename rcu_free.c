@@ -1,0 +1,317 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * slabx kfree_rcu batcher: slabx_free_rcu() and slabx_rcu_barrier().
+ *
+ * An object freed with slabx_free_rcu() goes into this CPU's rcu_free
+ * sheaf. When that sheaf is full it is detached and queued with one
+ * call_rcu() for all its objects. After the grace period the callback puts
+ * the whole sheaf into the barn of the node it was filled on, as a full
+ * sheaf that any CPU of the node can allocate from at once; if the barn
+ * holds its limit (or the sheaf is partial, see below), the objects go back
+ * to their slabs and the empty sheaf is kept in the barn or freed.
+ *
+ * The free path does not need memory. The next rcu_free sheaf is this
+ * CPU's empty spare or an empty sheaf of the barn; else, where kmalloc()
+ * with GFP_NOWAIT is allowed, a new one. When none can be had (or the
+ * sheaves are busy, or the object is of another node, or the cache has no
+ * sheaves), the object waits in its own slab instead: every slab has one
+ * pending bit per object, so this fallback needs no memory either, never
+ * sleeps and loses nothing (slabx_slab_defer_rcu()).
+ *
+ * A partial rcu_free sheaf is queued by slabx_rcu_barrier(), by
+ * slabx_cache_shrink() and when its CPU dies. Every callback a cache queues
+ * is counted in its rcu_inflight, so slabx_rcu_barrier() waits for that
+ * cache's callbacks only, never for the RCU work of other caches.
+ *
+ * Lock order: per-CPU sheaves -> barn->lock (see slabx.c). call_rcu() is
+ * called with the sheaves held or with no lock.
+ */
+#include <linux/atomic.h>
+#include <linux/cpu.h>
+#include <linux/cpumask.h>
+#include <linux/module.h>
+#include <linux/preempt.h>
+#include <linux/rcupdate.h>
+#include <linux/wait.h>
+#include <linux/workqueue.h>
+
+#include "slabx_internal.h"
+
+/* Woken whenever a cache's last RCU callback finishes. */
+static DECLARE_WAIT_QUEUE_HEAD(slabx_rcu_wq);
+/* Attempts to get an empty rcu_free sheaf left to fail (fault injection). */
+static atomic_t rcu_sheaf_fail = ATOMIC_INIT(0);
+
+/**
+ * slabx_fault_inject_rcu_sheaf() - make slabx_free_rcu() find no sheaf
+ * @nr: fail the next @nr attempts to get an empty rcu_free sheaf; a
+ *	negative @nr fails every one until the next call, 0 stops failing.
+ *
+ * For tests of the fallback: objects then wait in their slabs.
+ */
+void slabx_fault_inject_rcu_sheaf(int nr)
+{
+	atomic_set(&rcu_sheaf_fail, nr);
+}
+EXPORT_SYMBOL_GPL(slabx_fault_inject_rcu_sheaf);
+
+/**
+ * slabx_fault_injected_rcu_sheaf() - the fault injection setting
+ *
+ * Return: what slabx_fault_inject_rcu_sheaf() set, less the failures since.
+ */
+int slabx_fault_injected_rcu_sheaf(void)
+{
+	return atomic_read(&rcu_sheaf_fail);
+}
+
+/**
+ * slabx_rcu_get() - count an RCU callback of a cache about to be queued
+ * @s: the cache.
+ */
+void slabx_rcu_get(struct slabx_cache *s)
+{
+	atomic_inc(&s->rcu_inflight);
+}
+
+/**
+ * slabx_rcu_put() - count an RCU callback of a cache as finished
+ * @s: the cache; not touched afterwards, since a waiting destroy may free
+ *	it at once.
+ */
+void slabx_rcu_put(struct slabx_cache *s)
+{
+	if (atomic_dec_and_test(&s->rcu_inflight))
+		wake_up_all(&slabx_rcu_wq);
+}
+
+/**
+ * slabx_rcu_done() - count objects freed after their grace period
+ * @s: the cache.
+ * @nr: the objects.
+ */
+void slabx_rcu_done(struct slabx_cache *s, unsigned long nr)
+{
+	slabx_stat_add(s, SLABX_FREE, nr);
+	slabx_stat_add(s, SLABX_FREE_RCU_DONE, nr);
+}
+
+/* After the grace period: the sheaf's objects are free for everybody. */
+static void rcu_sheaf_done(struct rcu_head *head)
+{
+	struct slabx_sheaf *sheaf = container_of(head, struct slabx_sheaf, rcu);
+	struct slabx_cache *s = sheaf->cache;
+	struct slabx_barn *barn = &s->node[sheaf->nid]->barn;
+	unsigned int nr = sheaf->size;
+
+	if (sheaf->size == sheaf->capacity && barn_put_full(barn, sheaf)) {
+		slabx_stat_inc(s, SLABX_RCU_SHEAF_TO_BARN);
+	} else {
+		sheaf_flush(s, sheaf);
+		sheaf_stash_empty(s, barn, sheaf);
+		slabx_stat_inc(s, SLABX_RCU_SHEAF_FLUSHED);
+	}
+	slabx_rcu_done(s, nr);
+	slabx_rcu_put(s);
+}
+
+/* Queue a detached rcu_free sheaf, whose objects are all of node @nid. */
+static void rcu_sheaf_submit(struct slabx_cache *s, struct slabx_sheaf *sheaf,
+			     int nid)
+{
+	sheaf->nid = nid;
+	slabx_rcu_get(s);
+	slabx_stat_inc(s, SLABX_RCU_SHEAF_SUBMITTED);
+	slabx_stat_inc(s, SLABX_RCU_CALL);
+	call_rcu(&sheaf->rcu, rcu_sheaf_done);
+}
+
+/**
+ * rcu_free_submit_pcs() - queue a CPU's partial rcu_free sheaf
+ * @s: the cache.
+ * @pcs: the CPU's sheaves, held, or of a dead CPU.
+ * @nid: the CPU's node.
+ */
+void rcu_free_submit_pcs(struct slabx_cache *s, struct slabx_cpu_sheaves *pcs,
+			 int nid)
+{
+	struct slabx_sheaf *sheaf = pcs->rcu_free;
+
+	if (!sheaf || !sheaf->size)
+		return;
+	pcs->rcu_free = NULL;
+	rcu_sheaf_submit(s, sheaf, nid);
+}
+
+/**
+ * rcu_free_flush_cpu() - queue a dead CPU's partial rcu_free sheaf
+ * @s: the cache.
+ * @cpu: a CPU that is offline.
+ */
+void rcu_free_flush_cpu(struct slabx_cache *s, unsigned int cpu)
+{
+	if (s->cpu_sheaves)
+		rcu_free_submit_pcs(s, per_cpu_ptr(s->cpu_sheaves, cpu),
+				    cpu_to_mem(cpu));
+}
+
+/* Give rcu_free an empty sheaf that needs no allocation. */
+static bool rcu_free_get_empty(struct slabx_cache *s,
+			       struct slabx_cpu_sheaves *pcs)
+{
+	if (slabx_fault_hit(&rcu_sheaf_fail))
+		return false;
+	if (pcs->spare && !pcs->spare->size) {
+		pcs->rcu_free = pcs->spare;
+		pcs->spare = NULL;
+	} else {
+		pcs->rcu_free = barn_get_empty(slabx_local_barn(s));
+	}
+	return pcs->rcu_free;
+}
+
+/*
+ * Put @obj into this CPU's rcu_free sheaf, installing *@new (an empty sheaf
+ * the caller allocated) if it has none; *@new is cleared when used. A sheaf
+ * that becomes full is queued. Return: false when no sheaf took @obj.
+ */
+static bool rcu_free_push(struct slabx_cache *s, struct slabx_slab *slab,
+			  void *obj, struct slabx_sheaf **new)
+{
+	struct slabx_cpu_sheaves *pcs;
+	struct slabx_sheaf *sheaf;
+	bool done = false;
+
+	pcs = pcs_lock(s);
+	if (!pcs)
+		return false;
+	if (slab->nid != numa_mem_id())
+		goto out;
+	if (!pcs->rcu_free && *new) {
+		pcs->rcu_free = *new;
+		*new = NULL;
+	}
+	if (!pcs->rcu_free && !rcu_free_get_empty(s, pcs))
+		goto out;
+	sheaf = pcs->rcu_free;
+	sheaf->objects[sheaf->size++] = obj;
+	/* Counted before the callback can see it: waiting never < 0. */
+	slabx_stat_inc(s, SLABX_FREE_RCU);
+	if (sheaf->size == sheaf->capacity) {
+		pcs->rcu_free = NULL;
+		rcu_sheaf_submit(s, sheaf, numa_mem_id());
+	}
+	done = true;
+out:
+	pcs_unlock(pcs);
+	return done;
+}
+
+/* Free @obj through a sheaf, allocating one if need be and allowed. */
+static bool free_rcu_to_sheaf(struct slabx_cache *s, struct slabx_slab *slab,
+			      void *obj)
+{
+	struct slabx_sheaf *new = NULL;
+	bool done;
+
+	done = rcu_free_push(s, slab, obj, &new);
+	if (done || slab->nid != numa_mem_id() || !may_alloc_sheaf() ||
+	    slabx_fault_injected_rcu_sheaf())
+		return done;
+	new = sheaf_new(s, s->sheaf_capacity, GFP_NOWAIT);
+	if (!new)
+		return false;
+	done = rcu_free_push(s, slab, obj, &new);
+	if (new)
+		sheaf_stash_empty(s, slabx_local_barn(s), new);
+	return done;
+}
+
+/**
+ * slabx_free_rcu() - free an object after an RCU grace period
+ * @s: the cache it was allocated from.
+ * @obj: the object, or NULL (nothing is done). It needs no rcu_head.
+ *
+ * RCU readers that found @obj before this call may keep using it until
+ * they leave their read-side critical section; its content is not touched
+ * until then. The object goes into this CPU's rcu_free sheaf, which is
+ * queued for a grace period as a whole when full, or by
+ * slabx_rcu_barrier(); when no sheaf can take it, it waits in its slab
+ * (see the top of rcu_free.c). Either way nothing is lost and nothing is
+ * allocated that could not fail harmlessly. A pointer that is not an
+ * object of @s, or an object freed twice this way, is refused with a
+ * warning (as in slabx_free()).
+ *
+ * Context: process, softirq or hard-IRQ context, IRQs disabled included;
+ * not NMI. Never sleeps.
+ */
+void slabx_free_rcu(struct slabx_cache *s, void *obj)
+{
+	struct slabx_slab *slab;
+
+	if (!obj)
+		return;
+	/* call_rcu() is not NMI-safe: leak rather than corrupt. */
+	if (WARN_ON_ONCE(in_nmi()))
+		return;
+	slab = slabx_obj_slab(s, obj);
+	if (!slab)
+		return;
+	if (s->cpu_sheaves) {
+		if (free_rcu_to_sheaf(s, slab, obj)) {
+			slabx_stat_inc(s, SLABX_FREE_RCU_SHEAF);
+			return;
+		}
+		slabx_stat_inc(s, SLABX_FREE_RCU_SHEAF_FAIL);
+	}
+	if (slabx_slab_defer_rcu(s, slab, obj))
+		slabx_stat_inc(s, SLABX_FREE_RCU_FALLBACK);
+}
+EXPORT_SYMBOL_GPL(slabx_free_rcu);
+
+/* Runs on each CPU with a partial rcu_free sheaf, in a bound kworker. */
+static long rcu_free_flush_this_cpu(void *arg)
+{
+	struct slabx_cache *s = arg;
+	struct slabx_cpu_sheaves *pcs;
+
+	/* A kworker bound to the CPU: nothing of this CPU holds the sheaves. */
+	pcs = pcs_lock(s);
+	if (WARN_ON_ONCE(!pcs))
+		return 0;
+	rcu_free_submit_pcs(s, pcs, numa_mem_id());
+	pcs_unlock(pcs);
+	return 0;
+}
+
+/**
+ * slabx_rcu_barrier() - wait until every slabx_free_rcu() of a cache is done
+ * @s: the cache.
+ *
+ * Queues every online CPU's partial rcu_free sheaf of @s, then waits until
+ * every RCU callback @s queued has run: afterwards every object given to
+ * slabx_free_rcu() before the call is free again. Only @s's callbacks are
+ * waited for, not those of other caches or other kernel users.
+ *
+ * Context: process context, may sleep; not under cpus_read_lock().
+ */
+void slabx_rcu_barrier(struct slabx_cache *s)
+{
+	unsigned int cpu;
+
+	might_sleep();
+	if (s->cpu_sheaves) {
+		cpus_read_lock();
+		/*
+		 * Skip CPUs with nothing to queue: rcu_free is never set
+		 * without an object in it. A racy hint; frees racing with
+		 * the barrier are not covered anyway.
+		 */
+		for_each_online_cpu(cpu)
+			if (READ_ONCE(per_cpu_ptr(s->cpu_sheaves, cpu)->rcu_free))
+				work_on_cpu(cpu, rcu_free_flush_this_cpu, s);
+		cpus_read_unlock();
+	}
+	wait_event(slabx_rcu_wq, !atomic_read(&s->rcu_inflight));
+}
+EXPORT_SYMBOL_GPL(slabx_rcu_barrier);

@@ -1,0 +1,493 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit suite for slabx_free_rcu(): objects stay intact while RCU readers
+ * may hold them, come back after the grace period (through the barn as
+ * whole sheaves), and are never lost: not on destroy right after the free,
+ * not in hard-IRQ context, not when no sheaf can be had, not when their
+ * CPU dies.
+ */
+#include <kunit/test.h>
+#include <linux/cpu.h>
+#include <linux/delay.h>
+#include <linux/hrtimer.h>
+#include <linux/irqflags.h>
+#include <linux/prandom.h>
+#include <linux/rcupdate.h>
+#include <linux/slab.h>
+#include <linux/sort.h>
+#include <linux/workqueue.h>
+
+#include "../slabx.h"
+#include "slabx_kunit.h"
+
+#define PATTERN		0xa5
+
+static unsigned long rcu_waiting(struct slabx_cache *s)
+{
+	struct slabx_info info;
+
+	slabx_cache_info(s, &info);
+	return info.objects_rcu_waiting;
+}
+
+static void fill(struct slabx_cache *s, void **p, int n)
+{
+	struct slabx_info info;
+	int i;
+
+	slabx_cache_info(s, &info);
+	for (i = 0; i < n; i++)
+		memset(p[i], PATTERN, info.object_size);
+}
+
+/* Every byte of @n objects still holds the pattern. */
+static bool intact(struct slabx_cache *s, void **p, int n)
+{
+	struct slabx_info info;
+	int i;
+
+	slabx_cache_info(s, &info);
+	for (i = 0; i < n; i++)
+		if (memchr_inv(p[i], PATTERN, info.object_size))
+			return false;
+	return true;
+}
+
+static void free_rcu_n(struct slabx_cache *s, void **p, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		slabx_free_rcu(s, p[i]);
+}
+
+static bool contains(void **set, int n, void *obj)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (set[i] == obj)
+			return true;
+	return false;
+}
+
+/*
+ * Inside a read-side section: allocate and scribble over @nr objects with
+ * GFP_ATOMIC, wait a while, and count the violations: objects handed out
+ * that are among the @n freed ones, and freed ones no longer intact. No
+ * KUnit expectation in here: a failing one allocates with GFP_KERNEL.
+ * Return: the number of violations; *@got: objects allocated into @tmp.
+ */
+static int churn_in_reader(struct slabx_cache *s, void **freed, int n,
+			   void **tmp, int nr, int *got)
+{
+	struct slabx_info info;
+	int i, bad = 0;
+
+	slabx_cache_info(s, &info);
+	for (i = 0; i < nr; i++) {
+		tmp[i] = slabx_alloc(s, GFP_ATOMIC);
+		if (!tmp[i])
+			break;
+		bad += contains(freed, n, tmp[i]);
+		memset(tmp[i], 0x5a, info.object_size);
+	}
+	*got = i;
+	mdelay(20);	/* time for a grace period, were we not a reader */
+	return bad + !intact(s, freed, n);
+}
+
+/*
+ * A cache in use has empty sheaves in its barn, left by allocations that
+ * took full ones; readers and hard IRQs cannot allocate sheaves, so give
+ * the cache some. The @n objects stay allocated.
+ */
+static void make_empty_sheaves(struct kunit *test, struct slabx_cache *s,
+			       void **p, int n)
+{
+	alloc_n(test, s, p, n);
+	free_n(s, p, n);
+	alloc_n(test, s, p, n);
+}
+
+/*
+ * A reader that found the objects before slabx_free_rcu() sees them
+ * unchanged until it leaves, even when their sheaf was queued at once;
+ * after the grace period the same objects are handed out again.
+ */
+static void reader_keeps_objects(struct kunit *test)
+{
+	struct slabx_cache *s = cache(test, "kunit-rcu-reader", 64, 8);
+	void **o = kunit_kcalloc(test, 8, sizeof(*o), GFP_KERNEL);
+	void **tmp = kunit_kcalloc(test, 128, sizeof(*tmp), GFP_KERNEL);
+	unsigned long submitted, done;
+	int bad, got, i, found = 0;
+	struct snap sn;
+
+	KUNIT_ASSERT_NOT_NULL(test, o);
+	KUNIT_ASSERT_NOT_NULL(test, tmp);
+	pin(test, 0);
+	alloc_n(test, s, o, 8);
+	make_empty_sheaves(test, s, tmp + 64, 64);
+	fill(s, o, 8);
+	snap_take(s, &sn);
+
+	rcu_read_lock();
+	free_rcu_n(s, o, 8);		/* one full sheaf: queued at once */
+	submitted = delta(s, &sn, SLABX_RCU_SHEAF_SUBMITTED);
+	bad = churn_in_reader(s, o, 8, tmp, 64, &got);
+	done = delta(s, &sn, SLABX_FREE_RCU_DONE);
+	rcu_read_unlock();
+	KUNIT_EXPECT_EQ(test, submitted, 1UL);
+	KUNIT_EXPECT_EQ(test, bad, 0);
+	KUNIT_EXPECT_EQ(test, done, 0UL);
+	KUNIT_EXPECT_EQ(test, got, 64);
+	free_n(s, tmp, got);
+
+	slabx_rcu_barrier(s);
+	KUNIT_EXPECT_EQ(test, delta(s, &sn, SLABX_FREE_RCU_DONE), 8UL);
+	KUNIT_EXPECT_EQ(test, delta(s, &sn, SLABX_RCU_SHEAF_TO_BARN), 1UL);
+	KUNIT_EXPECT_EQ(test, rcu_waiting(s), 0UL);
+
+	/* Reused: the main and spare sheaves first, then the barn's. */
+	alloc_n(test, s, tmp, 64);
+	for (i = 0; i < 8; i++)
+		found += contains(tmp, 64, o[i]);
+	KUNIT_EXPECT_EQ(test, found, 8);
+	free_n(s, tmp, 128);
+	KUNIT_EXPECT_EQ(test, objects_held(s), 0UL);
+	KUNIT_EXPECT_EQ(test, slabx_cache_destroy(s), 0);
+}
+
+static int cmp_ptr(const void *a, const void *b)
+{
+	unsigned long x = *(unsigned long *)a, y = *(unsigned long *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * A full rcu_free sheaf lands in the barn as a full sheaf, and another CPU
+ * of the node allocates exactly those objects from it, without a new slab.
+ */
+static void full_sheaf_to_barn_for_other_cpu(struct kunit *test)
+{
+	struct slabx_cache *s = cache(test, "kunit-rcu-barn", 128, 8);
+	void *o[8], *p[8];
+	struct slabx_info info;
+	struct snap sn;
+	int a, b;
+
+	a = same_node_pair(&b);
+	if (a < 0) {		/* one CPU (UML): the same path, on it */
+		a = 0;
+		b = 0;
+	}
+	pin(test, a);
+	alloc_n(test, s, o, 8);
+	slabx_cache_shrink(s);	/* empty sheaves: allocations go to the barn */
+	snap_take(s, &sn);
+	free_rcu_n(s, o, 8);
+	KUNIT_EXPECT_EQ(test, delta(s, &sn, SLABX_FREE_RCU_SHEAF), 8UL);
+	slabx_rcu_barrier(s);
+	KUNIT_EXPECT_EQ(test, delta(s, &sn, SLABX_RCU_SHEAF_TO_BARN), 1UL);
+	slabx_cache_info(s, &info);
+	KUNIT_EXPECT_EQ(test, info.objects_barn, 8UL);
+
+	pin(test, b);
+	snap_take(s, &sn);
+	alloc_n(test, s, p, 8);
+	KUNIT_EXPECT_EQ(test, delta(s, &sn, SLABX_BARN_GET), 1UL);
+	KUNIT_EXPECT_EQ(test, delta(s, &sn, SLABX_SLAB_NEW), 0UL);
+	sort(o, 8, sizeof(*o), cmp_ptr, NULL);
+	sort(p, 8, sizeof(*p), cmp_ptr, NULL);
+	KUNIT_EXPECT_EQ(test, memcmp(o, p, sizeof(o)), 0);
+	free_n(s, p, 8);
+	KUNIT_EXPECT_EQ(test, objects_held(s), 0UL);
+	KUNIT_EXPECT_EQ(test, slabx_cache_destroy(s), 0);
+}
+
+/* Beyond the barn's limit of full sheaves, and for partial ones: flushed. */
+static void rcu_sheaves_flushed_when_barn_full(struct kunit *test)
+{
+	struct slabx_cache *s = cache(test, "kunit-rcu-flush", 64, 4);
+	void **o = kunit_kcalloc(test, 46, sizeof(*o), GFP_KERNEL);
+	struct snap sn;
+
+	KUNIT_ASSERT_NOT_NULL(test, o);
+	pin(test, 0);
+	alloc_n(test, s, o, 46);
+	snap_take(s, &sn);
+	free_rcu_n(s, o, 46);		/* 11 full sheaves and 2 objects */
+	slabx_rcu_barrier(s);
+	KUNIT_EXPECT_EQ(test, delta(s, &sn, SLABX_RCU_SHEAF_SUBMITTED), 12UL);
+	KUNIT_EXPECT_EQ(test, delta(s, &sn, SLABX_RCU_SHEAF_TO_BARN), 10UL);
+	KUNIT_EXPECT_EQ(test, delta(s, &sn, SLABX_RCU_SHEAF_FLUSHED), 2UL);
+	KUNIT_EXPECT_EQ(test, delta(s, &sn, SLABX_FREE_RCU_DONE), 46UL);
+	KUNIT_EXPECT_EQ(test, delta(s, &sn, SLABX_FREE), 46UL);
+	KUNIT_EXPECT_EQ(test, objects_held(s), 0UL);
+	KUNIT_EXPECT_EQ(test, slabx_cache_destroy(s), 0);
+}
+
+/* Create, allocate, free_rcu, destroy at once: no error, no leak. */
+static int free_rcu_then_destroy(const char *name, unsigned int flags,
+				 struct rnd_state *rnd)
+{
+	struct slabx_cache_args args = {
+		.flags = flags,
+		.sheaf_capacity = 1 + prandom_u32_state(rnd) % 32,
+	};
+	int i, want = 1 + prandom_u32_state(rnd) % 100, n;
+	struct slabx_cache *s;
+	void **o;
+
+	o = kcalloc(want, sizeof(*o), GFP_KERNEL);
+	if (!o)
+		return -ENOMEM;
+	s = slabx_cache_create(name, 8 + prandom_u32_state(rnd) % 500, &args);
+	if (IS_ERR(s)) {
+		kfree(o);
+		return PTR_ERR(s);
+	}
+	for (n = 0; n < want; n++) {
+		o[n] = slabx_alloc(s, GFP_KERNEL);
+		if (!o[n])
+			break;
+	}
+	for (i = 0; i < n; i++) {
+		slabx_free_rcu(s, o[i]);
+		if (prandom_u32_state(rnd) % 16 == 0)
+			udelay(prandom_u32_state(rnd) % 200);
+	}
+	kfree(o);
+	return slabx_cache_destroy(s) ?: (n == want ? 0 : -ENOMEM);
+}
+
+static void destroy_right_after_free_rcu(struct kunit *test)
+{
+	struct rnd_state rnd;
+	int i;
+
+	prandom_seed_state(&rnd, 42);
+	for (i = 0; i < 20; i++) {
+		KUNIT_EXPECT_EQ(test, free_rcu_then_destroy("kunit-rcu-destroy",
+							    0, &rnd), 0);
+		KUNIT_EXPECT_EQ(test, free_rcu_then_destroy("kunit-rcu-destroy",
+							    SLABX_NO_SHEAVES,
+							    &rnd), 0);
+	}
+}
+
+struct destroy_work {
+	struct work_struct work;
+	char name[24];
+	int errors;
+};
+
+static void destroy_work_fn(struct work_struct *work)
+{
+	struct destroy_work *dw = container_of(work, struct destroy_work, work);
+	struct rnd_state rnd;
+	int i;
+
+	prandom_seed_state(&rnd, (unsigned long)dw);
+	for (i = 0; i < 10; i++) {
+		if (free_rcu_then_destroy(dw->name, 0, &rnd))
+			dw->errors++;
+		udelay(prandom_u32_state(&rnd) % 1000);
+	}
+}
+
+/* The same from four work items at once, with random delays. */
+static void destroy_after_free_rcu_from_workqueue(struct kunit *test)
+{
+	struct destroy_work *dw;
+	int i;
+
+	dw = kunit_kcalloc(test, 4, sizeof(*dw), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, dw);
+	for (i = 0; i < 4; i++) {
+		INIT_WORK(&dw[i].work, destroy_work_fn);
+		snprintf(dw[i].name, sizeof(dw[i].name), "kunit-rcu-wq%d", i);
+		queue_work(system_unbound_wq, &dw[i].work);
+	}
+	for (i = 0; i < 4; i++) {
+		flush_work(&dw[i].work);
+		KUNIT_EXPECT_EQ(test, dw[i].errors, 0);
+	}
+}
+
+#define HARDIRQ_OBJS	256
+
+struct irq_free {
+	struct hrtimer timer;
+	struct slabx_cache *s;
+	void **o;
+	int next;
+	int not_hardirq;
+	struct completion done;
+};
+
+static enum hrtimer_restart irq_free_fn(struct hrtimer *timer)
+{
+	struct irq_free *f = container_of(timer, struct irq_free, timer);
+	int i;
+
+	if (!in_hardirq())
+		f->not_hardirq++;
+	for (i = 0; i < 8 && f->next < HARDIRQ_OBJS; i++)
+		slabx_free_rcu(f->s, f->o[f->next++]);
+	if (f->next == HARDIRQ_OBJS) {
+		complete(&f->done);
+		return HRTIMER_NORESTART;
+	}
+	hrtimer_forward_now(timer, ns_to_ktime(100 * NSEC_PER_USEC));
+	return HRTIMER_RESTART;
+}
+
+/* slabx_free_rcu() from an hrtimer in hard-IRQ context, and IRQs off. */
+static void free_rcu_from_hardirq(struct kunit *test)
+{
+	struct irq_free *f = kunit_kzalloc(test, sizeof(*f), GFP_KERNEL);
+	unsigned long flags;
+	struct snap sn;
+
+	KUNIT_ASSERT_NOT_NULL(test, f);
+	f->o = kunit_kcalloc(test, HARDIRQ_OBJS, sizeof(*f->o), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, f->o);
+	f->s = cache(test, "kunit-rcu-irq", 96, 16);
+	init_completion(&f->done);
+	pin(test, 0);
+	make_empty_sheaves(test, f->s, f->o, HARDIRQ_OBJS);
+	snap_take(f->s, &sn);
+
+	hrtimer_init(&f->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
+	f->timer.function = irq_free_fn;
+	hrtimer_start(&f->timer, ns_to_ktime(100 * NSEC_PER_USEC), HRTIMER_MODE_REL_HARD);
+	KUNIT_EXPECT_GT(test, wait_for_completion_timeout(&f->done, 10 * HZ),
+			0UL);
+	hrtimer_cancel(&f->timer);
+	KUNIT_EXPECT_EQ(test, f->not_hardirq, 0);
+	KUNIT_EXPECT_EQ(test, delta(f->s, &sn, SLABX_FREE_RCU),
+			(unsigned long)HARDIRQ_OBJS);
+	KUNIT_EXPECT_GT(test, delta(f->s, &sn, SLABX_FREE_RCU_SHEAF), 0UL);
+
+	alloc_n(test, f->s, f->o, HARDIRQ_OBJS);
+	local_irq_save(flags);
+	free_rcu_n(f->s, f->o, HARDIRQ_OBJS);
+	local_irq_restore(flags);
+
+	slabx_rcu_barrier(f->s);
+	KUNIT_EXPECT_EQ(test, delta(f->s, &sn, SLABX_FREE_RCU_DONE),
+			2UL * HARDIRQ_OBJS);
+	KUNIT_EXPECT_EQ(test, rcu_waiting(f->s), 0UL);
+	KUNIT_EXPECT_EQ(test, objects_held(f->s), 0UL);
+	KUNIT_EXPECT_EQ(test, slabx_cache_destroy(f->s), 0);
+}
+
+/*
+ * With no rcu_free sheaf to be had (or no sheaves at all), objects wait in
+ * their slabs: still intact for readers, none handed out early, none lost.
+ */
+static void fallback_in_slab(struct kunit *test, unsigned int flags)
+{
+	struct slabx_cache_args args = { .flags = flags, .sheaf_capacity = 8 };
+	void **o = kunit_kcalloc(test, 100, sizeof(*o), GFP_KERNEL);
+	void **tmp = kunit_kcalloc(test, 100, sizeof(*tmp), GFP_KERNEL);
+	struct slabx_cache *s;
+	unsigned long done;
+	struct snap sn;
+	int bad, got;
+
+	KUNIT_ASSERT_NOT_NULL(test, o);
+	KUNIT_ASSERT_NOT_NULL(test, tmp);
+	s = slabx_cache_create("kunit-rcu-fallback", 200, &args);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, s);
+	pin(test, 0);
+	alloc_n(test, s, o, 100);
+	fill(s, o, 100);
+	snap_take(s, &sn);
+
+	slabx_fault_inject_rcu_sheaf(-1);
+	rcu_read_lock();
+	free_rcu_n(s, o, 100);
+	bad = churn_in_reader(s, o, 100, tmp, 100, &got);
+	done = delta(s, &sn, SLABX_FREE_RCU_DONE);
+	rcu_read_unlock();
+	slabx_fault_inject_rcu_sheaf(0);
+	KUNIT_EXPECT_EQ(test, bad, 0);
+	KUNIT_EXPECT_EQ(test, done, 0UL);
+	KUNIT_EXPECT_EQ(test, got, 100);
+	KUNIT_EXPECT_EQ(test, delta(s, &sn, SLABX_FREE_RCU_FALLBACK), 100UL);
+	KUNIT_EXPECT_EQ(test, delta(s, &sn, SLABX_FREE_RCU_SHEAF), 0UL);
+	KUNIT_EXPECT_EQ(test, delta(s, &sn, SLABX_RCU_SHEAF_SUBMITTED), 0UL);
+
+	slabx_rcu_barrier(s);
+	KUNIT_EXPECT_EQ(test, delta(s, &sn, SLABX_FREE_RCU_DONE), 100UL);
+	KUNIT_EXPECT_EQ(test, rcu_waiting(s), 0UL);
+	KUNIT_EXPECT_EQ(test, objects_held(s), (unsigned long)got);
+	free_n(s, tmp, got);
+	KUNIT_EXPECT_EQ(test, objects_held(s), 0UL);
+	KUNIT_EXPECT_EQ(test, slabx_cache_destroy(s), 0);
+}
+
+static void fallback_without_sheaf(struct kunit *test)
+{
+	fallback_in_slab(test, 0);
+}
+
+static void fallback_without_sheaves(struct kunit *test)
+{
+	fallback_in_slab(test, SLABX_NO_SHEAVES);
+}
+
+/* A dead CPU's partial rcu_free sheaf is queued, not dropped. */
+static void cpu_dead_submits_rcu_sheaf(struct kunit *test)
+{
+	struct slabx_cache *s;
+	int victim;
+	struct snap sn;
+	void *o[5];
+
+	victim = hotplug_victim();
+	if (victim < 0)
+		kunit_skip(test, "needs a second CPU");
+	s = cache(test, "kunit-rcu-dead", 64, 16);
+	pin(test, victim);
+	alloc_n(test, s, o, 5);
+	snap_take(s, &sn);
+	free_rcu_n(s, o, 5);
+	pin(test, 0);
+	KUNIT_EXPECT_EQ(test, delta(s, &sn, SLABX_RCU_SHEAF_SUBMITTED), 0UL);
+
+	KUNIT_ASSERT_EQ(test, remove_cpu(victim), 0);
+	KUNIT_EXPECT_EQ(test, delta(s, &sn, SLABX_RCU_SHEAF_SUBMITTED), 1UL);
+	KUNIT_ASSERT_EQ(test, add_cpu(victim), 0);
+	slabx_rcu_barrier(s);
+	KUNIT_EXPECT_EQ(test, delta(s, &sn, SLABX_FREE_RCU_DONE), 5UL);
+	KUNIT_EXPECT_EQ(test, objects_held(s), 0UL);
+	KUNIT_EXPECT_EQ(test, slabx_cache_destroy(s), 0);
+}
+
+static struct kunit_case slabx_rcu_cases[] = {
+	KUNIT_CASE(reader_keeps_objects),
+	KUNIT_CASE(full_sheaf_to_barn_for_other_cpu),
+	KUNIT_CASE(rcu_sheaves_flushed_when_barn_full),
+	KUNIT_CASE(destroy_right_after_free_rcu),
+	KUNIT_CASE(destroy_after_free_rcu_from_workqueue),
+	KUNIT_CASE(free_rcu_from_hardirq),
+	KUNIT_CASE(fallback_without_sheaf),
+	KUNIT_CASE(fallback_without_sheaves),
+	KUNIT_CASE(cpu_dead_submits_rcu_sheaf),
+	{}
+};
+
+static struct kunit_suite slabx_rcu_suite = {
+	.name = "slabx_rcu",
+	.test_cases = slabx_rcu_cases,
+};
+
+kunit_test_suite(slabx_rcu_suite);
+
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("KUnit tests of slabx_free_rcu()");
