@@ -13,6 +13,14 @@
  * by interrupts or by the host; timing uses ktime_get_ns() around whole
  * loops of about @ops objects, never around a single call.
  *
+ * Then slabx_free_rcu() against kfree_rcu() of kmem_cache objects (which
+ * carry an rcu_head, as kfree_rcu() needs): ns per free (only the frees are
+ * timed, the allocations between batches of 1024 are not), slab pages held
+ * at the peak above what was held before the round (the slabx cache's; for
+ * the kernel all unreclaimable slab pages, a wider count), the time until every object is
+ * free again after the last free (slabx_rcu_barrier() against
+ * kvfree_rcu_barrier()), and slabx's call_rcu() invocations per 1000 frees.
+ *
  * Load it with "insmod slabx_bench.ko [rounds=R] [ops=N]"; it does its work
  * in module init and stays loaded, doing nothing, until removed.
  */
@@ -21,10 +29,13 @@
 #include <linux/err.h>
 #include <linux/ktime.h>
 #include <linux/math64.h>
+#include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/preempt.h>
+#include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
+#include <linux/vmstat.h>
 
 #include "../slabx.h"
 
@@ -144,6 +155,157 @@ static void bench_print(unsigned int size, const char *pattern,
 		best[1] / 1000, best[1] % 1000 / 10, ratio / 1000, ratio % 1000);
 }
 
+/* A kmem_cache object that kfree_rcu() can free. */
+struct bench_rcu_obj {
+	struct rcu_head rcu;
+};
+
+/* One allocator's results of the free_rcu pattern. */
+struct rcu_result {
+	u64 ns;			/* best ns per free, in thousandths */
+	u64 reuse_us;		/* best time until all is free again */
+	unsigned long peak;	/* most pages held above the start */
+};
+
+static noinline u64 free_rcu_kmem(void *cache, unsigned int n)
+{
+	u64 start = ktime_get_ns();
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		kfree_rcu((struct bench_rcu_obj *)bench_objs[i], rcu);
+	return ktime_get_ns() - start;
+}
+
+static noinline u64 free_rcu_slabx(void *cache, unsigned int n)
+{
+	u64 start = ktime_get_ns();
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		slabx_free_rcu(cache, bench_objs[i]);
+	return ktime_get_ns() - start;
+}
+
+static unsigned long kmem_pages(void *cache)
+{
+	return global_node_page_state_pages(NR_SLAB_UNRECLAIMABLE_B);
+}
+
+static unsigned long slabx_pages(void *cache)
+{
+	struct slabx_info info;
+
+	slabx_cache_info(cache, &info);
+	return info.slabs << info.order;
+}
+
+static void kmem_barrier(void *cache)
+{
+	kvfree_rcu_barrier();
+}
+
+static void slabx_barrier(void *cache)
+{
+	slabx_rcu_barrier(cache);
+}
+
+static void *kmem_alloc_any(void *cache)
+{
+	return kmem_cache_alloc(cache, GFP_KERNEL);
+}
+
+static void *slabx_alloc_any(void *cache)
+{
+	return slabx_alloc(cache, GFP_KERNEL);
+}
+
+struct rcu_ops {
+	void *(*alloc)(void *cache);
+	u64 (*free_rcu)(void *cache, unsigned int n);
+	unsigned long (*pages)(void *cache);
+	void (*wait_all)(void *cache);
+};
+
+static const struct rcu_ops bench_rcu_ops[2] = {
+	{ kmem_alloc_any, free_rcu_kmem, kmem_pages, kmem_barrier },
+	{ slabx_alloc_any, free_rcu_slabx, slabx_pages, slabx_barrier },
+};
+
+/* One round: @total objects allocated and freed by RCU, 1024 at a time. */
+static int rcu_round(const struct rcu_ops *o, void *cache, unsigned int total,
+		     struct rcu_result *res)
+{
+	unsigned long base = o->pages(cache), pages;
+	unsigned int done, i;
+	u64 ns = 0, start;
+
+	for (done = 0; done < total; done += BENCH_MAX_BATCH) {
+		for (i = 0; i < BENCH_MAX_BATCH; i++) {
+			bench_objs[i] = o->alloc(cache);
+			if (!bench_objs[i])
+				goto fail;
+		}
+		ns += o->free_rcu(cache, BENCH_MAX_BATCH);
+		pages = o->pages(cache);
+		if (pages > base)
+			res->peak = max(res->peak, pages - base);
+		cond_resched();
+	}
+	start = ktime_get_ns();
+	o->wait_all(cache);
+	res->reuse_us = min(res->reuse_us, (ktime_get_ns() - start) / 1000);
+	res->ns = min(res->ns, div_u64(ns * 1000ULL, total));
+	return 0;
+fail:
+	/* Not a pattern failure to hide: give back what we hold, report. */
+	o->free_rcu(cache, i);
+	o->wait_all(cache);
+	return -ENOMEM;
+}
+
+static void rcu_print(unsigned int size, const struct rcu_result r[2],
+		      unsigned long calls, unsigned long frees)
+{
+	u64 ratio = div64_u64(r[1].ns * 1000, max_t(u64, r[0].ns, 1));
+
+	pr_info("size %4u free_rcu  kfree_rcu %4llu.%02llu ns  slabx %4llu.%02llu ns  ratio %llu.%03llu\n",
+		size, r[0].ns / 1000, r[0].ns % 1000 / 10, r[1].ns / 1000,
+		r[1].ns % 1000 / 10, ratio / 1000, ratio % 1000);
+	pr_info("size %4u free_rcu  peak pages kfree_rcu %lu slabx %lu; reusable after kfree_rcu %llu us slabx %llu us; slabx call_rcu per 1000 frees %lu\n",
+		size, r[0].peak, r[1].peak, r[0].reuse_us, r[1].reuse_us,
+		frees ? calls * 1000 / frees : 0);
+}
+
+/* slabx_free_rcu() against kfree_rcu(), alternating rounds. */
+static int bench_rcu(void *caches[2], unsigned int size)
+{
+	unsigned int total = max_t(unsigned int,
+				   rounddown(ops, BENCH_MAX_BATCH),
+				   BENCH_MAX_BATCH);
+	unsigned long calls, frees;
+	struct rcu_result r[2];
+	unsigned int round, k;
+	int ret;
+
+	for (k = 0; k < 2; k++)
+		r[k] = (struct rcu_result){ .ns = U64_MAX, .reuse_us = U64_MAX };
+	calls = slabx_cache_stat(caches[1], SLABX_RCU_CALL);
+	frees = slabx_cache_stat(caches[1], SLABX_FREE_RCU);
+	for (round = 0; round < rounds; round++) {
+		for (k = 0; k < 2; k++) {
+			ret = rcu_round(&bench_rcu_ops[k], caches[k], total,
+					&r[k]);
+			if (ret)
+				return ret;
+		}
+	}
+	calls = slabx_cache_stat(caches[1], SLABX_RCU_CALL) - calls;
+	frees = slabx_cache_stat(caches[1], SLABX_FREE_RCU) - frees;
+	rcu_print(size, r, calls, frees);
+	return 0;
+}
+
 static const unsigned int bench_batches[] = { 0, 1, 32, BENCH_MAX_BATCH };
 
 static int bench_size(unsigned int size)
@@ -154,6 +316,7 @@ static int bench_size(unsigned int size)
 	u64 best[2];
 	int ret = 0;
 
+	BUILD_BUG_ON(sizeof(struct bench_rcu_obj) > 64);
 	caches[0] = kmem_cache_create("slabx_bench", size, 0, 0, NULL);
 	if (!caches[0])
 		return -ENOMEM;
@@ -172,6 +335,8 @@ static int bench_size(unsigned int size)
 		if (!ret)
 			bench_print(size, pattern, best);
 	}
+	if (!ret)
+		ret = bench_rcu(caches, size);
 	slabx_cache_destroy(caches[1]);
 	kmem_cache_destroy(caches[0]);
 	return ret;

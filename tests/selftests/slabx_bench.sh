@@ -21,6 +21,9 @@ short_run_prints_every_figure()
 			grep -Eq "slabx_bench: size +$size $pattern +kmem_cache +[0-9]+\.[0-9]+ ns +slabx +[0-9]+\.[0-9]+ ns +ratio [0-9]+\.[0-9]+" /tmp/bench.log ||
 				{ ktap_print_msg "no figure for $size $pattern"; ok=1; }
 		done
+		grep -Eq "slabx_bench: size +$size free_rcu +kfree_rcu +[0-9]+\.[0-9]+ ns +slabx +[0-9]+\.[0-9]+ ns +ratio [0-9]+\.[0-9]+" /tmp/bench.log &&
+		grep -Eq "slabx_bench: size +$size free_rcu +peak pages kfree_rcu [0-9]+ slabx [0-9]+; reusable after kfree_rcu [0-9]+ us slabx [0-9]+ us; slabx call_rcu per 1000 frees [0-9]+" /tmp/bench.log ||
+			{ ktap_print_msg "no free_rcu figures for $size"; ok=1; }
 	done
 	grep -q 'slabx_bench: done' /tmp/bench.log || ok=1
 	rmmod slabx_bench || ok=1
