@@ -469,6 +469,33 @@ static void cpu_dead_submits_rcu_sheaf(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, slabx_cache_destroy(s), 0);
 }
 
+/*
+ * Destroying one cache (its barrier) neither queues nor waits for another
+ * cache's partial rcu_free sheaf.
+ */
+static void barrier_is_per_cache(struct kunit *test)
+{
+	struct slabx_cache *a, *b;
+	void *o[3], *p[3];
+	struct snap sn;
+
+	a = cache(test, "kunit-rcu-a", 64, 16);
+	b = cache(test, "kunit-rcu-b", 64, 16);
+	pin(test, 0);
+	alloc_n(test, b, o, 3);
+	alloc_n(test, a, p, 3);
+	snap_take(b, &sn);
+	free_rcu_n(b, o, 3);
+	free_rcu_n(a, p, 3);
+	KUNIT_EXPECT_EQ(test, slabx_cache_destroy(a), 0);
+	KUNIT_EXPECT_EQ(test, delta(b, &sn, SLABX_RCU_SHEAF_SUBMITTED), 0UL);
+	KUNIT_EXPECT_EQ(test, rcu_waiting(b), 3UL);
+	slabx_rcu_barrier(b);
+	KUNIT_EXPECT_EQ(test, delta(b, &sn, SLABX_RCU_SHEAF_SUBMITTED), 1UL);
+	KUNIT_EXPECT_EQ(test, rcu_waiting(b), 0UL);
+	KUNIT_EXPECT_EQ(test, slabx_cache_destroy(b), 0);
+}
+
 static struct kunit_case slabx_rcu_cases[] = {
 	KUNIT_CASE(reader_keeps_objects),
 	KUNIT_CASE(full_sheaf_to_barn_for_other_cpu),
@@ -479,6 +506,7 @@ static struct kunit_case slabx_rcu_cases[] = {
 	KUNIT_CASE(fallback_without_sheaf),
 	KUNIT_CASE(fallback_without_sheaves),
 	KUNIT_CASE(cpu_dead_submits_rcu_sheaf),
+	KUNIT_CASE(barrier_is_per_cache),
 	{}
 };
 
