@@ -7,20 +7,22 @@
  *                    (negative: all), see slabx_fault_inject_pages()
  *   fail_rcu_sheaf   fault injection: attempts to get an rcu_free sheaf
  *                    left to fail, see slabx_fault_inject_rcu_sheaf()
+ *   objpools         one line per objpool (pool-mode caches' included)
  *   <cache>/stats    geometry, occupancy, event counters, per-node slab
- *                    lists and barns
+ *                    lists and barns; the pool of a pool-mode cache
  *
  * The sheaf capacity is fixed when a cache is created, so it is shown but
  * not writable: sheaves of two capacities would meet in the barns, and
  * resizing every CPU's sheaves would need all of them stopped at once.
  *
  * Lock order: slabx_caches_mutex -> slabx_node->lock (through
- * slabx_cache_info() and node_stats_show()).
+ * slabx_cache_info() and node_stats_show()); slabx_objpools_lock alone.
  */
 #include <linux/debugfs.h>
 #include <linux/mutex.h>
 #include <linux/nodemask.h>
 #include <linux/seq_file.h>
+#include <linux/spinlock.h>
 
 #include "slabx_internal.h"
 
@@ -52,6 +54,33 @@ static void node_stats_show(struct seq_file *m, struct slabx_cache *s)
 	}
 }
 
+static void pool_stats_show(struct seq_file *m,
+			    struct slabx_objpool_head *pool)
+{
+	struct slabx_objpool_stats st;
+
+	slabx_objpool_get_stats(pool, &st);
+	seq_printf(m, "objects=%d size=%d ring_bytes=%zu pops=%lu pushes=%lu pop_misses=%lu remote_pops=%lu drops=%lu outstanding=%ld debug_errors=%u\n",
+		   pool->nr_objs, pool->obj_size, st.ring_bytes, st.pops,
+		   st.pushes, st.pop_misses, st.remote_pops, st.drops,
+		   st.outstanding, st.debug_errors);
+}
+
+static int objpools_show(struct seq_file *m, void *v)
+{
+	struct slabx_objpool_head *pool;
+	unsigned long flags;
+
+	spin_lock_irqsave(&slabx_objpools_lock, flags);
+	list_for_each_entry(pool, &slabx_objpools, list) {
+		seq_printf(m, "%p ", pool);
+		pool_stats_show(m, pool);
+	}
+	spin_unlock_irqrestore(&slabx_objpools_lock, flags);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(objpools);
+
 static int stats_show(struct seq_file *m, void *v)
 {
 	struct slabx_cache *s = m->private;
@@ -76,6 +105,10 @@ static int stats_show(struct seq_file *m, void *v)
 		seq_printf(m, "%s %lu\n", slabx_stat_names[i],
 			   slabx_cache_stat(s, i));
 	node_stats_show(m, s);
+	if (s->pool) {
+		seq_puts(m, "pool ");
+		pool_stats_show(m, s->pool);
+	}
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(stats);
@@ -163,6 +196,8 @@ void slabx_debugfs_init(void)
 	slabx_debugfs_root = debugfs_create_dir("slabx", NULL);
 	debugfs_create_file("summary", 0444, slabx_debugfs_root, NULL,
 			    &summary_fops);
+	debugfs_create_file("objpools", 0444, slabx_debugfs_root, NULL,
+			    &objpools_fops);
 	debugfs_create_file_unsafe("fail_pages", 0644, slabx_debugfs_root, NULL,
 				   &fail_pages_fops);
 	debugfs_create_file_unsafe("fail_rcu_sheaf", 0644, slabx_debugfs_root,

@@ -1,7 +1,669 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * slabx objpool: a lockless per-CPU ring MPMC pool of preallocated objects,
- * standalone and as a cache mode.
+ * slabx objpool: a lockless MPMC pool of preallocated objects, with the
+ * API and semantics of lib/objpool (6.12) under the slabx_objpool_ prefix.
  *
- * Not implemented yet (issue 5); not part of the build until it is.
+ * Where lib/objpool gives every possible CPU a ring of
+ * roundup_pow_of_two(nr_objs) entries (O(nr_cpus * nr_objs) pointers), a
+ * slabx pool has one shared ring of roundup_pow_of_two(nr_objs) cells plus
+ * a small ring of OBJPOOL_LOCAL_CELLS cells per CPU: O(nr_objs + nr_cpus).
+ * A push goes to this CPU's small ring, or when that is full to the shared
+ * ring; a pop takes from this CPU's small ring, then the shared ring, then
+ * the other CPUs' small rings (a remote pop).
+ *
+ * Every ring is a bounded MPMC queue whose cells carry a sequence number
+ * (cell i of lap L holds seq L * size + i when free for a push, and that
+ * plus one when it holds an object). A push claims a free cell by
+ * advancing tail with cmpxchg, writes the object and only then publishes
+ * the cell's seq with release semantics; a pop claims a published cell by
+ * advancing head, reads the object and frees the cell for the next lap by
+ * its seq. So:
+ *
+ *  - An entry is never exposed before it is written: a pop only takes a
+ *    cell whose seq says "published".
+ *  - Nesting is safe, NMI included: an NMI that interrupts a push or pop
+ *    between its claim and its publication finds head or tail already
+ *    moved past the claimed cell, and never waits for it. A pop that meets
+ *    a claimed but unpublished cell reports the ring empty (a miss) rather
+ *    than waiting; there is no "last" index to move backwards.
+ *  - A push of an object of the pool never finds the shared ring full: at
+ *    any time the objects in it, those being taken out by pops that have
+ *    claimed their cell but not yet freed it, and the object being pushed
+ *    are distinct objects of the pool, so they are at most nr_objs <=
+ *    capacity, and the cell a push claims was freed a whole lap before.
+ *  - Retries happen only when another CPU made progress (lock-free).
+ *
+ * Interrupts are disabled around each operation, as lib/objpool does, so
+ * that a task is not preempted between claim and publication and "this
+ * CPU" stays the same; NMIs are not, and need not be.
+ *
+ * Locking: the pop and push paths take no lock. slabx_objpools_lock (a
+ * spinlock taken with IRQs saved, a leaf) protects the list of pools shown
+ * in debugfs.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/atomic.h>
+#include <linux/bitmap.h>
+#include <linux/cache.h>
+#include <linux/cpumask.h>
+#include <linux/irqflags.h>
+#include <linux/log2.h>
+#include <linux/mm.h>
+#include <linux/module.h>
+#include <linux/overflow.h>
+#include <linux/percpu.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+
+#include "slabx_internal.h"
+
+/* Cells of each CPU's small ring. */
+#define OBJPOOL_LOCAL_CELLS	16
+
+static bool objpool_debug;
+module_param(objpool_debug, bool, 0644);
+MODULE_PARM_DESC(objpool_debug,
+		 "new objpools check every push for double pushes and foreign pointers");
+
+DEFINE_SPINLOCK(slabx_objpools_lock);
+LIST_HEAD(slabx_objpools);
+
+struct objpool_cell {
+	unsigned long seq;
+	void *obj;
+};
+
+/* The shared ring; head and tail on lines of their own. */
+struct slabx_objpool_ring {
+	unsigned long mask;
+	unsigned long head ____cacheline_aligned_in_smp;
+	unsigned long tail ____cacheline_aligned_in_smp;
+	struct objpool_cell cells[] ____cacheline_aligned_in_smp;
+};
+
+/* One CPU's small ring, mostly used by that CPU only. */
+struct slabx_objpool_local {
+	unsigned long head;
+	unsigned long tail;
+	struct objpool_cell cells[OBJPOOL_LOCAL_CELLS];
+};
+
+enum objpool_counter {
+	OBJPOOL_POP,
+	OBJPOOL_PUSH,
+	OBJPOOL_MISS,
+	OBJPOOL_REMOTE,
+	OBJPOOL_DROP,
+	OBJPOOL_NR_COUNTERS
+};
+
+struct slabx_objpool_counters {
+	unsigned long c[OBJPOOL_NR_COUNTERS];
+};
+
+/* ---- one ring ------------------------------------------------------------- */
+
+static void cells_init(struct objpool_cell *cells, unsigned long nr)
+{
+	unsigned long i;
+
+	for (i = 0; i < nr; i++)
+		cells[i].seq = i;
+}
+
+/* Put @obj at *@tailp. Return: false when the ring is full. */
+static bool cells_push(unsigned long *tailp, struct objpool_cell *cells,
+		       unsigned long mask, void *obj)
+{
+	unsigned long pos = READ_ONCE(*tailp);
+
+	for (;;) {
+		struct objpool_cell *cell = &cells[pos & mask];
+		/* Pairs with the pop that freed the cell: it read obj first. */
+		long dif = (long)(smp_load_acquire(&cell->seq) - pos);
+
+		if (dif < 0)
+			return false;
+		if (dif > 0) {		/* pos is stale: someone pushed */
+			pos = READ_ONCE(*tailp);
+			continue;
+		}
+		if (try_cmpxchg(tailp, &pos, pos + 1)) {
+			WRITE_ONCE(cell->obj, obj);
+			/* Publish: a pop sees the seq only after obj. */
+			smp_store_release(&cell->seq, pos + 1);
+			return true;
+		}
+	}
+}
+
+/* Take the object at *@headp. Return: NULL when none is published there. */
+static void *cells_pop(unsigned long *headp, struct objpool_cell *cells,
+		       unsigned long mask)
+{
+	unsigned long pos = READ_ONCE(*headp);
+
+	for (;;) {
+		struct objpool_cell *cell = &cells[pos & mask];
+		/* Pairs with the push's publication: obj is written. */
+		long dif = (long)(smp_load_acquire(&cell->seq) - (pos + 1));
+		void *obj;
+
+		if (dif < 0)
+			return NULL;
+		if (dif > 0) {		/* pos is stale: someone popped */
+			pos = READ_ONCE(*headp);
+			continue;
+		}
+		if (try_cmpxchg(headp, &pos, pos + 1)) {
+			obj = READ_ONCE(cell->obj);
+			/* Free the cell for the next lap, after reading obj. */
+			smp_store_release(&cell->seq, pos + mask + 1);
+			return obj;
+		}
+	}
+}
+
+static bool local_push(struct slabx_objpool_local *l, void *obj)
+{
+	return cells_push(&l->tail, l->cells, OBJPOOL_LOCAL_CELLS - 1, obj);
+}
+
+static void *local_pop(struct slabx_objpool_local *l)
+{
+	return cells_pop(&l->head, l->cells, OBJPOOL_LOCAL_CELLS - 1);
+}
+
+static bool ring_push(struct slabx_objpool_ring *r, void *obj)
+{
+	return cells_push(&r->tail, r->cells, r->mask, obj);
+}
+
+static void *ring_pop(struct slabx_objpool_ring *r)
+{
+	return cells_pop(&r->head, r->cells, r->mask);
+}
+
+/* ---- debug checks ---------------------------------------------------------- */
+
+static void count(struct slabx_objpool_head *pool, enum objpool_counter c)
+{
+	this_cpu_inc(pool->counters->c[c]);
+}
+
+/* Index of @obj in the pool, or -1 when it is not one of its objects. */
+static long obj_index(struct slabx_objpool_head *pool, void *obj)
+{
+	unsigned long off = obj - pool->objs;
+
+	if (obj < pool->objs || off >= (unsigned long)pool->nr_objs *
+				       pool->obj_size || off % pool->obj_size)
+		return -1;
+	return off / pool->obj_size;
+}
+
+static void debug_report(struct slabx_objpool_head *pool, const char *what,
+			 void *obj)
+{
+	/* Once per pool: the counter says how many more there were. */
+	if (atomic_inc_return(&pool->debug_errors) == 1)
+		pr_err("objpool %p: %s %p refused (reported once per pool)\n",
+		       pool, what, obj);
+}
+
+/* In debug mode: whether @obj may be pushed now; marks it in the pool. */
+static bool debug_push_ok(struct slabx_objpool_head *pool, void *obj)
+{
+	long idx = obj_index(pool, obj);
+
+	if (idx < 0) {
+		debug_report(pool, "push of foreign pointer", obj);
+		return false;
+	}
+	if (test_and_set_bit(idx, pool->in_pool)) {
+		debug_report(pool, "double push of", obj);
+		return false;
+	}
+	return true;
+}
+
+static void debug_popped(struct slabx_objpool_head *pool, void *obj)
+{
+	clear_bit(obj_index(pool, obj), pool->in_pool);
+}
+
+/* ---- pop and push ------------------------------------------------------------ */
+
+/* Take an object from another CPU's small ring. */
+static void *pop_remote(struct slabx_objpool_head *pool, int this)
+{
+	unsigned int i;
+	void *obj;
+
+	for (i = 1; i < nr_cpu_ids; i++) {
+		int cpu = (this + i) % nr_cpu_ids;
+
+		if (!cpu_possible(cpu))
+			continue;
+		obj = local_pop(per_cpu_ptr(pool->local, cpu));
+		if (obj) {
+			count(pool, OBJPOOL_REMOTE);
+			return obj;
+		}
+	}
+	return NULL;
+}
+
+/**
+ * slabx_objpool_pop() - take an object from a pool
+ * @pool: the pool.
+ *
+ * Lockless and never waits for another CPU or for the context it
+ * interrupted.
+ *
+ * Context: any context, NMI included.
+ * Return: an object, or NULL when none could be had (counted as a miss).
+ */
+void *slabx_objpool_pop(struct slabx_objpool_head *pool)
+{
+	unsigned long flags;
+	void *obj;
+
+	local_irq_save(flags);
+	obj = local_pop(this_cpu_ptr(pool->local));
+	if (!obj)
+		obj = ring_pop(pool->ring);
+	if (!obj)
+		obj = pop_remote(pool, smp_processor_id());
+	if (obj) {
+		count(pool, OBJPOOL_POP);
+		if (pool->flags & SLABX_OBJPOOL_F_DEBUG)
+			debug_popped(pool, obj);
+	} else {
+		count(pool, OBJPOOL_MISS);
+	}
+	local_irq_restore(flags);
+	return obj;
+}
+EXPORT_SYMBOL_GPL(slabx_objpool_pop);
+
+/**
+ * slabx_objpool_push() - give an object back to its pool
+ * @obj: an object taken from @pool.
+ * @pool: the pool.
+ *
+ * Never fails for an object of the pool that is not in it. With
+ * %SLABX_OBJPOOL_F_DEBUG (module parameter objpool_debug), a double push
+ * or a foreign pointer is refused and reported once per pool.
+ *
+ * Context: any context, NMI included.
+ * Return: 0, or -EINVAL for a push refused in debug mode, or -ENOSPC when
+ * no ring had room, which only a bad push can cause (reported).
+ */
+int slabx_objpool_push(void *obj, struct slabx_objpool_head *pool)
+{
+	unsigned long flags;
+	bool done;
+
+	if ((pool->flags & SLABX_OBJPOOL_F_DEBUG) && !debug_push_ok(pool, obj))
+		return -EINVAL;
+	local_irq_save(flags);
+	done = local_push(this_cpu_ptr(pool->local), obj) ||
+	       ring_push(pool->ring, obj);
+	if (done)
+		count(pool, OBJPOOL_PUSH);
+	local_irq_restore(flags);
+	if (done)
+		return 0;
+	debug_report(pool, "push into full rings (double push?) of", obj);
+	return -ENOSPC;
+}
+EXPORT_SYMBOL_GPL(slabx_objpool_push);
+
+/* ---- lifecycle ----------------------------------------------------------------- */
+
+static size_t ring_bytes(struct slabx_objpool_head *pool)
+{
+	return struct_size(pool->ring, cells, pool->capacity) +
+	       num_possible_cpus() * sizeof(struct slabx_objpool_local);
+}
+
+static void pool_free_memory(struct slabx_objpool_head *pool)
+{
+	kvfree(pool->objs);
+	kvfree(pool->ring);
+	free_percpu(pool->local);
+	free_percpu(pool->counters);
+	bitmap_free(pool->in_pool);
+	pool->objs = NULL;
+	pool->ring = NULL;
+	pool->local = NULL;
+	pool->counters = NULL;
+	pool->in_pool = NULL;
+}
+
+/*
+ * The objects' area is page aligned: small areas are rounded up to a
+ * power-of-two size of at least a page, which kmalloc() aligns naturally,
+ * and larger ones come from the page allocator or vmalloc(). So objects
+ * whose size is a multiple of an alignment up to PAGE_SIZE are aligned.
+ */
+static void *objs_alloc(size_t nr, size_t size, gfp_t gfp)
+{
+	size_t bytes = array_size(nr, size);
+
+	if (bytes < 2 * PAGE_SIZE)
+		bytes = roundup_pow_of_two(max_t(size_t, bytes, PAGE_SIZE));
+	return kvmalloc(bytes, gfp);
+}
+
+static int pool_alloc_memory(struct slabx_objpool_head *pool)
+{
+	gfp_t gfp = pool->gfp | __GFP_ZERO;
+	int cpu;
+
+	pool->objs = objs_alloc(pool->nr_objs, pool->obj_size, gfp);
+	pool->ring = kvmalloc(struct_size(pool->ring, cells, pool->capacity),
+			      gfp);
+	pool->local = alloc_percpu_gfp(struct slabx_objpool_local, gfp);
+	pool->counters = alloc_percpu_gfp(struct slabx_objpool_counters, gfp);
+	if (pool->flags & SLABX_OBJPOOL_F_DEBUG)
+		pool->in_pool = bitmap_zalloc(pool->nr_objs, pool->gfp);
+	if (!pool->objs || !pool->ring || !pool->local || !pool->counters ||
+	    ((pool->flags & SLABX_OBJPOOL_F_DEBUG) && !pool->in_pool))
+		return -ENOMEM;
+	pool->ring->mask = pool->capacity - 1;
+	cells_init(pool->ring->cells, pool->capacity);
+	for_each_possible_cpu(cpu)
+		cells_init(per_cpu_ptr(pool->local, cpu)->cells,
+			   OBJPOOL_LOCAL_CELLS);
+	return 0;
+}
+
+/* Construct every object and put it into the shared ring. */
+static int pool_fill(struct slabx_objpool_head *pool,
+		     slabx_objpool_init_obj_cb objinit)
+{
+	int i, rc;
+
+	for (i = 0; i < pool->nr_objs; i++) {
+		void *obj = pool->objs + (size_t)i * pool->obj_size;
+
+		if (objinit) {
+			rc = objinit(obj, pool->context);
+			if (rc)
+				return rc;
+		}
+		ring_push(pool->ring, obj);
+	}
+	if (pool->in_pool)
+		bitmap_fill(pool->in_pool, pool->nr_objs);
+	return 0;
+}
+
+static bool init_args_valid(int nr_objs, int object_size)
+{
+	if (nr_objs > 0 && nr_objs <= SLABX_OBJPOOL_NR_OBJECT_MAX &&
+	    object_size > 0 && object_size <= SLABX_OBJPOOL_OBJECT_SIZE_MAX)
+		return true;
+	pr_warn("objpool of %d objects of %d bytes refused (1..%lu objects, 1..%lu bytes)\n",
+		nr_objs, object_size, SLABX_OBJPOOL_NR_OBJECT_MAX,
+		SLABX_OBJPOOL_OBJECT_SIZE_MAX);
+	return false;
+}
+
+/**
+ * slabx_objpool_init() - create a pool and preallocate its objects
+ * @pool: the pool head, owned by the caller.
+ * @nr_objs: objects, 1 to %SLABX_OBJPOOL_NR_OBJECT_MAX.
+ * @object_size: bytes per object, 1 to %SLABX_OBJPOOL_OBJECT_SIZE_MAX;
+ *	rounded up to a multiple of sizeof(long).
+ * @gfp: flags for the pool's memory; with %GFP_KERNEL large areas may come
+ *	from vmalloc, with %GFP_ATOMIC they come from kmalloc.
+ * @context: passed to @objinit and @release.
+ * @objinit: called once for every object, after zeroing it; may be NULL.
+ *	A non-zero return fails the init with that value.
+ * @release: called once, when the pool is freed; may be NULL.
+ *
+ * The pool holds a reference for each object and one for itself; see
+ * slabx_objpool_drop() and slabx_objpool_fini().
+ *
+ * Context: as @gfp allows.
+ * Return: 0, -EINVAL for bad sizes (reported with pr_warn), -ENOMEM, or
+ * the error of @objinit; on error nothing stays allocated.
+ */
+int slabx_objpool_init(struct slabx_objpool_head *pool, int nr_objs,
+		       int object_size, gfp_t gfp, void *context,
+		       slabx_objpool_init_obj_cb objinit,
+		       slabx_objpool_fini_cb release)
+{
+	unsigned long flags;
+	int rc;
+
+	if (!init_args_valid(nr_objs, object_size))
+		return -EINVAL;
+	memset(pool, 0, sizeof(*pool));
+	pool->obj_size = ALIGN(object_size, sizeof(long));
+	pool->nr_objs = nr_objs;
+	pool->nr_possible_cpus = num_possible_cpus();
+	pool->capacity = roundup_pow_of_two(nr_objs);
+	pool->gfp = gfp & ~__GFP_ZERO;
+	pool->context = context;
+	pool->release = release;
+	if (READ_ONCE(objpool_debug))
+		pool->flags |= SLABX_OBJPOOL_F_DEBUG;
+	rc = pool_alloc_memory(pool);
+	if (!rc)
+		rc = pool_fill(pool, objinit);
+	if (rc) {
+		pool_free_memory(pool);
+		return rc;
+	}
+	refcount_set(&pool->ref, nr_objs + 1);
+	spin_lock_irqsave(&slabx_objpools_lock, flags);
+	list_add_tail(&pool->list, &slabx_objpools);
+	spin_unlock_irqrestore(&slabx_objpools_lock, flags);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(slabx_objpool_init);
+
+/**
+ * slabx_objpool_free() - free a pool now, whatever its references
+ * @pool: the pool; calling it again does nothing.
+ *
+ * Frees the rings and the objects, then calls the release callback.
+ *
+ * Context: process context, or wherever kvfree() may be called.
+ */
+void slabx_objpool_free(struct slabx_objpool_head *pool)
+{
+	unsigned long flags;
+
+	if (!pool->ring)
+		return;
+	spin_lock_irqsave(&slabx_objpools_lock, flags);
+	list_del(&pool->list);
+	spin_unlock_irqrestore(&slabx_objpools_lock, flags);
+	pool_free_memory(pool);
+	if (pool->release)
+		pool->release(pool, pool->context);
+}
+EXPORT_SYMBOL_GPL(slabx_objpool_free);
+
+/**
+ * slabx_objpool_drop() - take an object out of the pool for good
+ * @obj: an object taken from @pool, not to be pushed back.
+ * @pool: the pool.
+ *
+ * Drops the object's reference; the last one frees the pool.
+ *
+ * Context: any context in which slabx_objpool_free() may be called if
+ * this can be the last reference.
+ * Return: 0 when the pool was freed, -EAGAIN when it lives on, -EINVAL
+ * for a NULL @obj or @pool.
+ */
+int slabx_objpool_drop(void *obj, struct slabx_objpool_head *pool)
+{
+	if (!obj || !pool)
+		return -EINVAL;
+	count(pool, OBJPOOL_DROP);
+	if (refcount_dec_and_test(&pool->ref)) {
+		slabx_objpool_free(pool);
+		return 0;
+	}
+	return -EAGAIN;
+}
+EXPORT_SYMBOL_GPL(slabx_objpool_drop);
+
+/**
+ * slabx_objpool_fini() - retire a pool: drop what it holds and its own
+ *	reference
+ * @pool: the pool.
+ *
+ * Objects still out keep it alive until each is dropped with
+ * slabx_objpool_drop() (the kretprobe pattern); the last drop frees it.
+ *
+ * Context: as slabx_objpool_drop().
+ */
+void slabx_objpool_fini(struct slabx_objpool_head *pool)
+{
+	unsigned long flags;
+	int nr = 1;	/* the pool's own reference */
+
+	while (slabx_objpool_pop(pool))
+		nr++;
+	/* Taken to be dropped: not outstanding. */
+	local_irq_save(flags);
+	this_cpu_add(pool->counters->c[OBJPOOL_DROP], nr - 1);
+	local_irq_restore(flags);
+	if (refcount_sub_and_test(nr, &pool->ref))
+		slabx_objpool_free(pool);
+}
+EXPORT_SYMBOL_GPL(slabx_objpool_fini);
+
+/**
+ * slabx_objpool_get_stats() - read a pool's counters
+ * @pool: a live pool.
+ * @st: filled in; sums over all possible CPUs.
+ */
+void slabx_objpool_get_stats(struct slabx_objpool_head *pool,
+			     struct slabx_objpool_stats *st)
+{
+	unsigned long sum[OBJPOOL_NR_COUNTERS] = {};
+	int cpu, i;
+
+	for_each_possible_cpu(cpu)
+		for (i = 0; i < OBJPOOL_NR_COUNTERS; i++)
+			sum[i] += per_cpu_ptr(pool->counters, cpu)->c[i];
+	st->pops = sum[OBJPOOL_POP];
+	st->pushes = sum[OBJPOOL_PUSH];
+	st->pop_misses = sum[OBJPOOL_MISS];
+	st->remote_pops = sum[OBJPOOL_REMOTE];
+	st->drops = sum[OBJPOOL_DROP];
+	st->outstanding = st->pops - st->pushes - st->drops;
+	st->ring_bytes = ring_bytes(pool);
+	st->debug_errors = atomic_read(&pool->debug_errors);
+}
+EXPORT_SYMBOL_GPL(slabx_objpool_get_stats);
+
+/**
+ * slabx_objpool_set_debug() - set the objpool_debug module parameter
+ * @on: whether pools initialised from now on check every push.
+ */
+void slabx_objpool_set_debug(bool on)
+{
+	WRITE_ONCE(objpool_debug, on);
+}
+EXPORT_SYMBOL_GPL(slabx_objpool_set_debug);
+
+/* ---- pool mode of caches ------------------------------------------------------- */
+
+static int pool_cache_ctor(void *obj, void *context)
+{
+	struct slabx_cache *s = context;
+
+	if (s->ctor)
+		s->ctor(obj);
+	return 0;
+}
+
+/**
+ * slabx_pool_cache_init() - preallocate the objects of a pool-mode cache
+ * @s: a new cache, with its geometry set.
+ * @nr: objects.
+ *
+ * Objects are @s->stride bytes apart, so they have the cache's alignment.
+ *
+ * Return: 0, -EINVAL or -ENOMEM.
+ */
+int slabx_pool_cache_init(struct slabx_cache *s, unsigned int nr)
+{
+	int rc;
+
+	s->pool = kzalloc(sizeof(*s->pool), GFP_KERNEL);
+	if (!s->pool)
+		return -ENOMEM;
+	rc = slabx_objpool_init(s->pool, nr, s->stride, GFP_KERNEL, s,
+				pool_cache_ctor, NULL);
+	if (rc) {
+		kfree(s->pool);
+		s->pool = NULL;
+	}
+	return rc;
+}
+
+/**
+ * slabx_pool_cache_destroy() - free the pool of a pool-mode cache
+ * @s: the cache; nothing to do without a pool.
+ */
+void slabx_pool_cache_destroy(struct slabx_cache *s)
+{
+	if (!s->pool)
+		return;
+	slabx_objpool_free(s->pool);
+	kfree(s->pool);
+	s->pool = NULL;
+}
+
+/**
+ * slabx_pool_cache_alloc() - allocate from a pool-mode cache
+ * @s: the cache.
+ * @gfp: only %__GFP_ZERO is looked at.
+ *
+ * Return: an object, or NULL when all are out (counted in alloc_fail).
+ */
+void *slabx_pool_cache_alloc(struct slabx_cache *s, gfp_t gfp)
+{
+	void *obj = slabx_objpool_pop(s->pool);
+
+	if (!obj) {
+		slabx_stat_inc(s, SLABX_ALLOC_FAIL);
+		return NULL;
+	}
+	if (gfp & __GFP_ZERO)
+		memset(obj, 0, s->object_size);
+	slabx_stat_inc(s, SLABX_ALLOC);
+	return obj;
+}
+
+/**
+ * slabx_pool_cache_free() - free into a pool-mode cache
+ * @s: the cache.
+ * @obj: the object; a pointer that is not one of the pool's objects is
+ *	refused with a warning.
+ */
+void slabx_pool_cache_free(struct slabx_cache *s, void *obj)
+{
+	if (obj_index(s->pool, obj) < 0) {
+		slabx_stat_inc(s, SLABX_FREE_INVALID);
+		WARN_ONCE(1, "slabx: %s: free of %p, not an object of this cache\n",
+			  s->name, obj);
+		return;
+	}
+	if (slabx_objpool_push(obj, s->pool)) {
+		slabx_stat_inc(s, SLABX_FREE_INVALID);
+		return;
+	}
+	slabx_stat_inc(s, SLABX_FREE);
+}

@@ -240,7 +240,8 @@ static bool free_rcu_to_sheaf(struct slabx_cache *s, struct slabx_slab *slab,
  * (see the top of rcu_free.c). Either way nothing is lost and nothing is
  * allocated that could not fail harmlessly. A pointer that is not an
  * object of @s, or an object freed twice this way, is refused with a
- * warning (as in slabx_free()).
+ * warning (as in slabx_free()). Pool-mode caches do not support it: the
+ * object is refused with a warning and stays allocated.
  *
  * Context: process, softirq or hard-IRQ context, IRQs disabled included;
  * not NMI. Never sleeps.
@@ -254,6 +255,12 @@ void slabx_free_rcu(struct slabx_cache *s, void *obj)
 	/* call_rcu() is not NMI-safe: leak rather than corrupt. */
 	if (WARN_ON_ONCE(in_nmi()))
 		return;
+	if (s->pool) {
+		pr_warn_ratelimited("slabx: %s: %s() is not supported in pool mode; object %p leaked\n",
+				    s->name, __func__, obj);
+		slabx_stat_inc(s, SLABX_FREE_INVALID);
+		return;
+	}
 	slab = slabx_obj_slab(s, obj);
 	if (!slab)
 		return;

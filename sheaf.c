@@ -617,7 +617,8 @@ static struct slabx_sheaf *prefill_take_ready(struct slabx_cache *s,
  *
  * Context: any context that @gfp allows.
  * Return: a sheaf with at least @count objects, ERR_PTR(-EINVAL) for a bad
- * @count (reported with pr_warn), or ERR_PTR(-ENOMEM).
+ * @count or a pool-mode cache (reported with pr_warn), or
+ * ERR_PTR(-ENOMEM).
  */
 struct slabx_sheaf *slabx_prefill_sheaf(struct slabx_cache *s, gfp_t gfp,
 					unsigned int count)
@@ -627,6 +628,11 @@ struct slabx_sheaf *slabx_prefill_sheaf(struct slabx_cache *s, gfp_t gfp,
 
 	if (!prefill_count_valid(s, count))
 		return ERR_PTR(-EINVAL);
+	if (s->pool) {
+		pr_warn_ratelimited("slabx: %s: no prefilled sheaves in pool mode\n",
+				    s->name);
+		return ERR_PTR(-EINVAL);
+	}
 	if (count <= s->sheaf_capacity) {
 		sheaf = prefill_take_ready(s, count);
 		if (sheaf) {

@@ -702,6 +702,8 @@ static __always_inline void *cache_alloc(struct slabx_cache *s, gfp_t gfp,
 		slabx_stat_inc(s, SLABX_ALLOC_FAIL);
 		return NULL;
 	}
+	if (unlikely(s->pool))
+		return slabx_pool_cache_alloc(s, gfp);
 	if (s->cpu_sheaves)
 		obj = sheaves_alloc(s, gfp, nid);
 	if (!obj) {
@@ -724,7 +726,8 @@ static __always_inline void *cache_alloc(struct slabx_cache *s, gfp_t gfp,
  *
  * The object comes from this CPU's sheaves when @nid is the local node (or
  * %NUMA_NO_NODE), else from a slab on @nid when that node has memory, else
- * from the nearest node the page allocator finds.
+ * from the nearest node the page allocator finds. A pool-mode cache takes
+ * it from its pool, wherever the object lives.
  *
  * Context: any context that @gfp allows.
  * Return: the object, or NULL when out of memory or @nid is not a possible
@@ -767,6 +770,10 @@ void slabx_free(struct slabx_cache *s, void *obj)
 
 	if (!obj)
 		return;
+	if (unlikely(s->pool)) {
+		slabx_pool_cache_free(s, obj);
+		return;
+	}
 	if (s->cpu_sheaves) {
 		slab = obj_slab_checked(s, obj);
 		if (!slab)
@@ -779,6 +786,26 @@ void slabx_free(struct slabx_cache *s, void *obj)
 	slabx_stat_add(s, SLABX_FREE, slab_free_objects(s, &obj, 1));
 }
 EXPORT_SYMBOL_GPL(slabx_free);
+
+/* All or nothing from a pool-mode cache. */
+static int pool_alloc_bulk(struct slabx_cache *s, gfp_t gfp, size_t nr,
+			   void **p)
+{
+	size_t i;
+
+	for (i = 0; i < nr; i++) {
+		p[i] = slabx_objpool_pop(s->pool);
+		if (p[i])
+			continue;
+		while (i--)
+			slabx_objpool_push(p[i], s->pool);
+		slabx_stat_inc(s, SLABX_ALLOC_FAIL);
+		return 0;
+	}
+	objects_zero(s, gfp, p, nr);
+	slabx_stat_add(s, SLABX_ALLOC, nr);
+	return nr;
+}
 
 /**
  * slabx_alloc_bulk() - allocate several objects at once
@@ -806,6 +833,8 @@ int slabx_alloc_bulk(struct slabx_cache *s, gfp_t gfp, size_t nr, void **p)
 				    s->name, nr);
 		return 0;
 	}
+	if (unlikely(s->pool))
+		return pool_alloc_bulk(s, gfp, nr, p);
 	if (s->cpu_sheaves)
 		fast = sheaves_alloc_bulk(s, gfp, p, nr);
 	slow = fast < nr ? slabx_slab_fill(s, gfp, NUMA_NO_NODE, p + fast,
@@ -835,8 +864,13 @@ EXPORT_SYMBOL_GPL(slabx_alloc_bulk);
  */
 void slabx_free_bulk(struct slabx_cache *s, size_t nr, void **p)
 {
-	size_t freed = 0;
+	size_t i, freed = 0;
 
+	if (unlikely(s->pool)) {
+		for (i = 0; i < nr; i++)
+			slabx_free(s, p[i]);
+		return;
+	}
 	if (s->cpu_sheaves)
 		freed = sheaves_free_bulk(s, p, nr);
 	else
@@ -886,6 +920,13 @@ void slabx_cache_info(struct slabx_cache *s, struct slabx_info *info)
 	info->order = s->order;
 	info->objs_per_slab = s->objs_per_slab;
 	info->sheaf_capacity = s->sheaf_capacity;
+	if (s->pool) {
+		struct slabx_objpool_stats st;
+
+		slabx_objpool_get_stats(s->pool, &st);
+		info->objects_total = s->pool->nr_objs;
+		info->objects_inuse = st.outstanding;
+	}
 	for_each_node(nid) {
 		struct slabx_node *n = s->node[nid];
 		unsigned int full, empty;
@@ -919,6 +960,7 @@ static void cache_free_nodes(struct slabx_cache *s)
 
 static void cache_free(struct slabx_cache *s)
 {
+	slabx_pool_cache_destroy(s);
 	sheaves_destroy(s);
 	cache_free_nodes(s);
 	free_percpu(s->stats);
@@ -987,6 +1029,11 @@ static int check_create_args(const char *name, unsigned int size,
 			args->flags & ~SLABX_VALID_FLAGS);
 		return -EINVAL;
 	}
+	if (args->pool_objects > SLABX_OBJPOOL_NR_OBJECT_MAX) {
+		pr_warn("%s: pool of %u objects above %lu\n", name,
+			args->pool_objects, SLABX_OBJPOOL_NR_OBJECT_MAX);
+		return -EINVAL;
+	}
 	if (args->sheaf_capacity > SLABX_SHEAF_MAX_CAPACITY) {
 		pr_warn("%s: sheaf capacity %u above %u\n", name,
 			args->sheaf_capacity, SLABX_SHEAF_MAX_CAPACITY);
@@ -1006,13 +1053,19 @@ static struct slabx_cache *cache_new(const char *name, unsigned int size,
 	s->flags = args->flags | (debug ? SLABX_DEBUG : 0);
 	s->ctor = args->ctor;
 	cache_set_geometry(s, size, args->align);
-	/* Frees into a sheaf cannot be checked: debug caches go without. */
-	if (!(s->flags & (SLABX_NO_SHEAVES | SLABX_DEBUG)))
+	/*
+	 * Frees into a sheaf cannot be checked: debug caches go without.
+	 * Pool-mode caches have their pool's per-CPU rings instead.
+	 */
+	if (!(s->flags & (SLABX_NO_SHEAVES | SLABX_DEBUG)) &&
+	    !args->pool_objects)
 		s->sheaf_capacity = args->sheaf_capacity ?:
 				    sheaf_default_capacity(s->stride);
 	s->name = kstrdup_const(name, GFP_KERNEL);
 	s->stats = alloc_percpu(struct slabx_stats);
-	if (!s->name || !s->stats || cache_alloc_nodes(s) || sheaves_init(s)) {
+	if (!s->name || !s->stats || cache_alloc_nodes(s) || sheaves_init(s) ||
+	    (args->pool_objects &&
+	     slabx_pool_cache_init(s, args->pool_objects))) {
 		cache_free(s);
 		return NULL;
 	}
@@ -1095,6 +1148,17 @@ static unsigned long cache_release_slabs(struct slabx_cache *s,
 	return inuse;
 }
 
+/* Objects of a pool-mode cache still allocated. */
+static unsigned long pool_outstanding(struct slabx_cache *s)
+{
+	struct slabx_objpool_stats st;
+
+	if (!s->pool)
+		return 0;
+	slabx_objpool_get_stats(s->pool, &st);
+	return st.outstanding;
+}
+
 /**
  * slabx_cache_shrink() - give back all the memory a cache can spare
  * @s: the cache.
@@ -1141,7 +1205,7 @@ int slabx_cache_destroy(struct slabx_cache *s)
 	list_del(&s->list);
 	slabx_debugfs_remove_cache(s);
 	sheaves_destroy(s);
-	leaked = cache_release_slabs(s, NULL);
+	leaked = cache_release_slabs(s, NULL) + pool_outstanding(s);
 	if (leaked)
 		list_add(&s->list, &slabx_zombies);
 	mutex_unlock(&slabx_caches_mutex);
@@ -1283,7 +1347,8 @@ static void __exit slabx_exit(void)
 	/* slabx_free_rcu() of leaked objects of zombies: their callbacks. */
 	rcu_barrier();
 	list_for_each_entry_safe(s, tmp, &slabx_zombies, list) {
-		unsigned long leaked = cache_release_slabs(s, NULL);
+		unsigned long leaked = cache_release_slabs(s, NULL) +
+				       pool_outstanding(s);
 
 		if (leaked)
 			pr_err("unloading with %lu objects of cache %s still allocated\n",

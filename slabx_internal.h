@@ -175,6 +175,7 @@ struct slabx_stats {
  * @node: per possible node slab lists, indexed by node id.
  * @stats: per-CPU event counters.
  * @rcu_inflight: RCU callbacks of this cache queued and not finished.
+ * @pool: in pool mode, the objects' pool; NULL otherwise.
  * @list: on slabx_caches (or slabx_zombies after a leaky destroy).
  * @debugfs: the cache's debugfs directory.
  */
@@ -195,6 +196,7 @@ struct slabx_cache {
 	struct slabx_node **node;
 	struct slabx_stats __percpu *stats;
 	atomic_t rcu_inflight;
+	struct slabx_objpool_head *pool;
 	struct list_head list;
 	struct dentry *debugfs;
 };
@@ -393,6 +395,14 @@ void rcu_free_submit_pcs(struct slabx_cache *s,
 			 struct slabx_cpu_sheaves *pcs, int nid);
 void rcu_free_flush_cpu(struct slabx_cache *s, unsigned int cpu);
 int slabx_fault_injected_rcu_sheaf(void);
+
+/* objpool.c */
+extern spinlock_t slabx_objpools_lock;
+extern struct list_head slabx_objpools;
+int slabx_pool_cache_init(struct slabx_cache *s, unsigned int nr);
+void slabx_pool_cache_destroy(struct slabx_cache *s);
+void *slabx_pool_cache_alloc(struct slabx_cache *s, gfp_t gfp);
+void slabx_pool_cache_free(struct slabx_cache *s, void *obj);
 
 /* trylock_pages.c: the page provider */
 struct page *slabx_pages_alloc(int nid, gfp_t gfp, unsigned int order);

@@ -43,11 +43,12 @@ make_initramfs()
 boot_x86_64()
 {
 	timeout --foreground -k 10 "$limit" qemu-system-x86_64 \
-		-accel tcg,thread=multi -smp 4,sockets=2,cores=2,threads=1 \
+		-accel tcg,thread=multi \
+		-smp 8,sockets=2,cores=4,threads=1 \
 		-m 2G -object memory-backend-ram,id=m0,size=1G \
 		-object memory-backend-ram,id=m1,size=1G \
-		-numa node,nodeid=0,cpus=0-1,memdev=m0 \
-		-numa node,nodeid=1,cpus=2-3,memdev=m1 \
+		-numa node,nodeid=0,cpus=0-3,memdev=m0 \
+		-numa node,nodeid=1,cpus=4-7,memdev=m1 \
 		-kernel "$kdir/arch/x86/boot/bzImage" \
 		-initrd "$out/initramfs.cpio" \
 		-append "console=ttyS0 panic=-1 slabx.mode=$mode" \

@@ -76,6 +76,14 @@ static inline unsigned long objects_held(struct slabx_cache *s)
 	return info.objects_inuse;
 }
 
+/* For sort(): pointers in address order. */
+static inline int cmp_ptr(const void *a, const void *b)
+{
+	unsigned long x = *(unsigned long *)a, y = *(unsigned long *)b;
+
+	return x < y ? -1 : x > y;
+}
+
 /* Two online CPUs of one node, or -1. */
 static inline int same_node_pair(int *b)
 {

@@ -159,13 +159,6 @@ static void reader_keeps_objects(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, slabx_cache_destroy(s), 0);
 }
 
-static int cmp_ptr(const void *a, const void *b)
-{
-	unsigned long x = *(unsigned long *)a, y = *(unsigned long *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 /*
  * A full rcu_free sheaf lands in the barn as a full sheaf, and another CPU
  * of the node allocates exactly those objects from it, without a new slab.

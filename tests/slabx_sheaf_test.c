@@ -328,13 +328,6 @@ static struct kunit_suite slabx_sheaf_suite = {
 
 /* ---- suite slabx_prefill: prefilled sheaves -------------------------- */
 
-static int cmp_ptr(const void *a, const void *b)
-{
-	unsigned long x = *(unsigned long *)a, y = *(unsigned long *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 static DEFINE_RAW_SPINLOCK(critical_lock);
 
 /* Take @n objects from @sheaf with IRQs off inside a raw spinlock. */

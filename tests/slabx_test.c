@@ -12,6 +12,7 @@
 #include <linux/string.h>
 
 #include "../slabx.h"
+#include "slabx_kunit.h"
 
 /* Fills a whole object with a byte derived from its address. */
 static u8 addr_byte(const void *obj)
@@ -27,19 +28,6 @@ static void fill_object(void *obj, unsigned int size)
 static bool object_intact(const void *obj, unsigned int size)
 {
 	return !memchr_inv(obj, addr_byte(obj), size);
-}
-
-/*
- * Objects held by users of @s, from the slabs' point of view: flush every
- * sheaf and barn first, so that cached objects do not count.
- */
-static unsigned long objects_held(struct slabx_cache *s)
-{
-	struct slabx_info info;
-
-	slabx_cache_shrink(s);
-	slabx_cache_info(s, &info);
-	return info.objects_inuse;
 }
 
 /* ---- suite slabx_cache: lifecycle and arguments ------------------------- */
@@ -339,13 +327,6 @@ static void gfp_zero(struct kunit *test)
 }
 
 #define BULK_NR	1000
-
-static int cmp_ptr(const void *a, const void *b)
-{
-	unsigned long x = *(unsigned long *)a, y = *(unsigned long *)b;
-
-	return x < y ? -1 : x > y;
-}
 
 static void bulk_alloc_free(struct kunit *test)
 {
