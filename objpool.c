@@ -35,7 +35,9 @@
  *
  * Interrupts are disabled around each operation, as lib/objpool does, so
  * that a task is not preempted between claim and publication and "this
- * CPU" stays the same; NMIs are not, and need not be.
+ * CPU" stays the same; NMIs are not, and need not be. The raw_ variants
+ * are used, as lib/objpool does: no lock is taken, and lockdep's IRQ
+ * tracing would cost more than the operation.
  *
  * Locking: the pop and push paths take no lock. slabx_objpools_lock (a
  * spinlock taken with IRQs saved, a leaf) protects the list of pools shown
@@ -55,6 +57,7 @@
 #include <linux/percpu.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
+#include <asm/local.h>
 
 #include "slabx_internal.h"
 
@@ -82,13 +85,6 @@ struct slabx_objpool_ring {
 	struct objpool_cell cells[] ____cacheline_aligned_in_smp;
 };
 
-/* One CPU's small ring, mostly used by that CPU only. */
-struct slabx_objpool_local {
-	unsigned long head;
-	unsigned long tail;
-	struct objpool_cell cells[OBJPOOL_LOCAL_CELLS];
-};
-
 enum objpool_counter {
 	OBJPOOL_POP,
 	OBJPOOL_PUSH,
@@ -98,8 +94,15 @@ enum objpool_counter {
 	OBJPOOL_NR_COUNTERS
 };
 
-struct slabx_objpool_counters {
-	unsigned long c[OBJPOOL_NR_COUNTERS];
+/*
+ * One CPU's small ring, mostly used by that CPU only, and the CPU's event
+ * counters on the same lines: local_t, whose increment an NMI cannot tear.
+ */
+struct slabx_objpool_local {
+	unsigned long head;
+	unsigned long tail;
+	local_t count[OBJPOOL_NR_COUNTERS];
+	struct objpool_cell cells[OBJPOOL_LOCAL_CELLS];
 };
 
 /* ---- one ring ------------------------------------------------------------- */
@@ -187,9 +190,10 @@ static void *ring_pop(struct slabx_objpool_ring *r)
 
 /* ---- debug checks ---------------------------------------------------------- */
 
-static void count(struct slabx_objpool_head *pool, enum objpool_counter c)
+/* Count an event of this CPU's; IRQs are off or we are in an NMI. */
+static void count(struct slabx_objpool_local *l, enum objpool_counter c)
 {
-	this_cpu_inc(pool->counters->c[c]);
+	local_inc(&l->count[c]);
 }
 
 /* Index of @obj in the pool, or -1 when it is not one of its objects. */
@@ -236,7 +240,8 @@ static void debug_popped(struct slabx_objpool_head *pool, void *obj)
 /* ---- pop and push ------------------------------------------------------------ */
 
 /* Take an object from another CPU's small ring. */
-static void *pop_remote(struct slabx_objpool_head *pool, int this)
+static void *pop_remote(struct slabx_objpool_head *pool,
+			struct slabx_objpool_local *l, int this)
 {
 	unsigned int i;
 	void *obj;
@@ -248,7 +253,7 @@ static void *pop_remote(struct slabx_objpool_head *pool, int this)
 			continue;
 		obj = local_pop(per_cpu_ptr(pool->local, cpu));
 		if (obj) {
-			count(pool, OBJPOOL_REMOTE);
+			count(l, OBJPOOL_REMOTE);
 			return obj;
 		}
 	}
@@ -267,23 +272,27 @@ static void *pop_remote(struct slabx_objpool_head *pool, int this)
  */
 void *slabx_objpool_pop(struct slabx_objpool_head *pool)
 {
+	struct slabx_objpool_local *l;
 	unsigned long flags;
 	void *obj;
 
-	local_irq_save(flags);
-	obj = local_pop(this_cpu_ptr(pool->local));
-	if (!obj)
+	/* raw_: this runs in NMIs too, and lockdep tracks no lock here. */
+	raw_local_irq_save(flags);
+	l = this_cpu_ptr(pool->local);
+	obj = local_pop(l);
+	if (unlikely(!obj)) {
 		obj = ring_pop(pool->ring);
-	if (!obj)
-		obj = pop_remote(pool, smp_processor_id());
-	if (obj) {
-		count(pool, OBJPOOL_POP);
-		if (pool->flags & SLABX_OBJPOOL_F_DEBUG)
+		if (!obj)
+			obj = pop_remote(pool, l, smp_processor_id());
+	}
+	if (likely(obj)) {
+		count(l, OBJPOOL_POP);
+		if (unlikely(pool->flags & SLABX_OBJPOOL_F_DEBUG))
 			debug_popped(pool, obj);
 	} else {
-		count(pool, OBJPOOL_MISS);
+		count(l, OBJPOOL_MISS);
 	}
-	local_irq_restore(flags);
+	raw_local_irq_restore(flags);
 	return obj;
 }
 EXPORT_SYMBOL_GPL(slabx_objpool_pop);
@@ -303,18 +312,20 @@ EXPORT_SYMBOL_GPL(slabx_objpool_pop);
  */
 int slabx_objpool_push(void *obj, struct slabx_objpool_head *pool)
 {
+	struct slabx_objpool_local *l;
 	unsigned long flags;
 	bool done;
 
-	if ((pool->flags & SLABX_OBJPOOL_F_DEBUG) && !debug_push_ok(pool, obj))
+	if (unlikely(pool->flags & SLABX_OBJPOOL_F_DEBUG) &&
+	    !debug_push_ok(pool, obj))
 		return -EINVAL;
-	local_irq_save(flags);
-	done = local_push(this_cpu_ptr(pool->local), obj) ||
-	       ring_push(pool->ring, obj);
-	if (done)
-		count(pool, OBJPOOL_PUSH);
-	local_irq_restore(flags);
-	if (done)
+	raw_local_irq_save(flags);
+	l = this_cpu_ptr(pool->local);
+	done = local_push(l, obj) || ring_push(pool->ring, obj);
+	if (likely(done))
+		count(l, OBJPOOL_PUSH);
+	raw_local_irq_restore(flags);
+	if (likely(done))
 		return 0;
 	debug_report(pool, "push into full rings (double push?) of", obj);
 	return -ENOSPC;
@@ -334,12 +345,10 @@ static void pool_free_memory(struct slabx_objpool_head *pool)
 	kvfree(pool->objs);
 	kvfree(pool->ring);
 	free_percpu(pool->local);
-	free_percpu(pool->counters);
 	bitmap_free(pool->in_pool);
 	pool->objs = NULL;
 	pool->ring = NULL;
 	pool->local = NULL;
-	pool->counters = NULL;
 	pool->in_pool = NULL;
 }
 
@@ -367,10 +376,9 @@ static int pool_alloc_memory(struct slabx_objpool_head *pool)
 	pool->ring = kvmalloc(struct_size(pool->ring, cells, pool->capacity),
 			      gfp);
 	pool->local = alloc_percpu_gfp(struct slabx_objpool_local, gfp);
-	pool->counters = alloc_percpu_gfp(struct slabx_objpool_counters, gfp);
 	if (pool->flags & SLABX_OBJPOOL_F_DEBUG)
 		pool->in_pool = bitmap_zalloc(pool->nr_objs, pool->gfp);
-	if (!pool->objs || !pool->ring || !pool->local || !pool->counters ||
+	if (!pool->objs || !pool->ring || !pool->local ||
 	    ((pool->flags & SLABX_OBJPOOL_F_DEBUG) && !pool->in_pool))
 		return -ENOMEM;
 	pool->ring->mask = pool->capacity - 1;
@@ -505,9 +513,13 @@ EXPORT_SYMBOL_GPL(slabx_objpool_free);
  */
 int slabx_objpool_drop(void *obj, struct slabx_objpool_head *pool)
 {
+	unsigned long flags;
+
 	if (!obj || !pool)
 		return -EINVAL;
-	count(pool, OBJPOOL_DROP);
+	raw_local_irq_save(flags);
+	count(this_cpu_ptr(pool->local), OBJPOOL_DROP);
+	raw_local_irq_restore(flags);
 	if (refcount_dec_and_test(&pool->ref)) {
 		slabx_objpool_free(pool);
 		return 0;
@@ -534,9 +546,9 @@ void slabx_objpool_fini(struct slabx_objpool_head *pool)
 	while (slabx_objpool_pop(pool))
 		nr++;
 	/* Taken to be dropped: not outstanding. */
-	local_irq_save(flags);
-	this_cpu_add(pool->counters->c[OBJPOOL_DROP], nr - 1);
-	local_irq_restore(flags);
+	raw_local_irq_save(flags);
+	local_add(nr - 1, &this_cpu_ptr(pool->local)->count[OBJPOOL_DROP]);
+	raw_local_irq_restore(flags);
 	if (refcount_sub_and_test(nr, &pool->ref))
 		slabx_objpool_free(pool);
 }
@@ -555,7 +567,8 @@ void slabx_objpool_get_stats(struct slabx_objpool_head *pool,
 
 	for_each_possible_cpu(cpu)
 		for (i = 0; i < OBJPOOL_NR_COUNTERS; i++)
-			sum[i] += per_cpu_ptr(pool->counters, cpu)->c[i];
+			sum[i] += local_read(&per_cpu_ptr(pool->local,
+							  cpu)->count[i]);
 	st->pops = sum[OBJPOOL_POP];
 	st->pushes = sum[OBJPOOL_PUSH];
 	st->pop_misses = sum[OBJPOOL_MISS];

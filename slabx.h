@@ -180,7 +180,6 @@ struct slabx_info {
 struct slabx_objpool_head;
 struct slabx_objpool_ring;
 struct slabx_objpool_local;
-struct slabx_objpool_counters;
 
 /* Called once for every object, zeroed, at init; non-zero fails init. */
 typedef int (*slabx_objpool_init_obj_cb)(void *obj, void *context);
@@ -199,8 +198,8 @@ typedef int (*slabx_objpool_fini_cb)(struct slabx_objpool_head *head,
  * @flags: SLABX_OBJPOOL_F_* flags.
  * @objs: the objects, @nr_objs * @obj_size bytes.
  * @ring: the shared ring, for every CPU.
- * @local: each CPU's small ring, tried first by push and pop.
- * @counters: per-CPU event counters.
+ * @local: each CPU's small ring, tried first by push and pop, and its
+ *	event counters.
  * @in_pool: with %SLABX_OBJPOOL_F_DEBUG, a bit per object that is in the
  *	pool, to catch double pushes.
  * @debug_errors: bad pushes caught in debug mode.
@@ -222,7 +221,6 @@ struct slabx_objpool_head {
 	void *objs;
 	struct slabx_objpool_ring *ring;
 	struct slabx_objpool_local __percpu *local;
-	struct slabx_objpool_counters __percpu *counters;
 	unsigned long *in_pool;
 	atomic_t debug_errors;
 	struct list_head list;

@@ -105,6 +105,9 @@ bench)
 	insmod /modules/tests/slabx_bench.ko
 	dmesg | sed -En 's/^(\[[^]]*\] )?slabx_bench: //p' >> "$RESULTS"
 	rmmod slabx_bench
+	insmod /modules/tests/slabx_objpool_bench.ko
+	dmesg | sed -En 's/^(\[[^]]*\] )?slabx_objpool_bench: /objpool: /p' >> "$RESULTS"
+	rmmod slabx_objpool_bench
 	rmmod slabx
 	;;
 esac

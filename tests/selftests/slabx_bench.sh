@@ -31,6 +31,26 @@ short_run_prints_every_figure()
 	return $ok
 }
 
+objpool_short_run_prints_every_figure()
+{
+	local ok=0 what
+
+	insmod $MOD/slabx.ko || return 1
+	dmesg -c > /dev/null
+	insmod $MOD/tests/slabx_objpool_bench.ko rounds=1 ms=2 || ok=1
+	dmesg > /tmp/objpool_bench.log
+	# One line per pattern on one CPU, and on all of them.
+	for what in "pop\+push " "pop\+push\+timer"; do
+		[ "$(grep -Ec "slabx_objpool_bench: $what +[0-9]+ CPUs? +lib +[0-9]+\.[0-9]+ Mpairs/s \([0-9]+\.[0-9]+ per CPU\) +slabx +[0-9]+\.[0-9]+ Mpairs/s \([0-9]+\.[0-9]+ per CPU\) +ratio slabx/lib [0-9]+\.[0-9]+" /tmp/objpool_bench.log)" = 2 ] ||
+			{ ktap_print_msg "not two objpool figures for $what"; ok=1; }
+	done
+	grep -Eq 'slabx_objpool_bench: ring bytes, 1024 objects, [0-9]+ possible CPUs: lib [0-9]+ slabx [0-9]+' /tmp/objpool_bench.log || ok=1
+	grep -q 'slabx_objpool_bench: done' /tmp/objpool_bench.log || ok=1
+	rmmod slabx_objpool_bench || ok=1
+	rmmod slabx || ok=1
+	return $ok
+}
+
 bad_parameters_rejected()
 {
 	local ok=0
@@ -39,13 +59,17 @@ bad_parameters_rejected()
 	insmod $MOD/tests/slabx_bench.ko rounds=0 2> /dev/null && ok=1
 	insmod $MOD/tests/slabx_bench.ko ops=10 2> /dev/null && ok=1
 	dmesg | grep -q 'slabx_bench: rounds must be' || ok=1
+	insmod $MOD/tests/slabx_objpool_bench.ko ms=0 2> /dev/null && ok=1
+	dmesg | grep -q 'slabx_objpool_bench: rounds must be' || ok=1
+	lsmod | grep -q '^slabx_objpool_bench ' && { rmmod slabx_objpool_bench; ok=1; }
 	lsmod | grep -q '^slabx_bench ' && { rmmod slabx_bench; ok=1; }
 	rmmod slabx || ok=1
 	return $ok
 }
 
 ktap_print_header
-ktap_set_plan 2
+ktap_set_plan 3
 ktap_test_result "short run prints every figure" short_run_prints_every_figure
+ktap_test_result "objpool short run prints every figure" objpool_short_run_prints_every_figure
 ktap_test_result "bad parameters are rejected" bad_parameters_rejected
 ktap_finished
