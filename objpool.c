@@ -6,7 +6,8 @@
  * Where lib/objpool gives every possible CPU a ring of
  * roundup_pow_of_two(nr_objs) entries (O(nr_cpus * nr_objs) pointers), a
  * slabx pool has one shared ring of roundup_pow_of_two(nr_objs) cells plus
- * a small ring of OBJPOOL_LOCAL_CELLS cells per CPU: O(nr_objs + nr_cpus).
+ * a small ring of SLABX_OBJPOOL_LOCAL_CELLS cells per CPU: O(nr_objs +
+ * nr_cpus).
  * A push goes to this CPU's small ring, or when that is full to the shared
  * ring; a pop takes from this CPU's small ring, then the shared ring, then
  * the other CPUs' small rings (a remote pop).
@@ -61,9 +62,6 @@
 
 #include "slabx_internal.h"
 
-/* Cells of each CPU's small ring. */
-#define OBJPOOL_LOCAL_CELLS	16
-
 static bool objpool_debug;
 module_param(objpool_debug, bool, 0644);
 MODULE_PARM_DESC(objpool_debug,
@@ -72,42 +70,17 @@ MODULE_PARM_DESC(objpool_debug,
 DEFINE_SPINLOCK(slabx_objpools_lock);
 LIST_HEAD(slabx_objpools);
 
-struct objpool_cell {
-	unsigned long seq;
-	void *obj;
-};
-
 /* The shared ring; head and tail on lines of their own. */
 struct slabx_objpool_ring {
 	unsigned long mask;
 	unsigned long head ____cacheline_aligned_in_smp;
 	unsigned long tail ____cacheline_aligned_in_smp;
-	struct objpool_cell cells[] ____cacheline_aligned_in_smp;
-};
-
-enum objpool_counter {
-	OBJPOOL_POP,
-	OBJPOOL_PUSH,
-	OBJPOOL_MISS,
-	OBJPOOL_REMOTE,
-	OBJPOOL_DROP,
-	OBJPOOL_NR_COUNTERS
-};
-
-/*
- * One CPU's small ring, mostly used by that CPU only, and the CPU's event
- * counters on the same lines: local_t, whose increment an NMI cannot tear.
- */
-struct slabx_objpool_local {
-	unsigned long head;
-	unsigned long tail;
-	local_t count[OBJPOOL_NR_COUNTERS];
-	struct objpool_cell cells[OBJPOOL_LOCAL_CELLS];
+	struct slabx_objpool_cell cells[] ____cacheline_aligned_in_smp;
 };
 
 /* ---- one ring ------------------------------------------------------------- */
 
-static void cells_init(struct objpool_cell *cells, unsigned long nr)
+static void cells_init(struct slabx_objpool_cell *cells, unsigned long nr)
 {
 	unsigned long i;
 
@@ -115,83 +88,33 @@ static void cells_init(struct objpool_cell *cells, unsigned long nr)
 		cells[i].seq = i;
 }
 
-/* Put @obj at *@tailp. Return: false when the ring is full. */
-static bool cells_push(unsigned long *tailp, struct objpool_cell *cells,
-		       unsigned long mask, void *obj)
-{
-	unsigned long pos = READ_ONCE(*tailp);
-
-	for (;;) {
-		struct objpool_cell *cell = &cells[pos & mask];
-		/* Pairs with the pop that freed the cell: it read obj first. */
-		long dif = (long)(smp_load_acquire(&cell->seq) - pos);
-
-		if (dif < 0)
-			return false;
-		if (dif > 0) {		/* pos is stale: someone pushed */
-			pos = READ_ONCE(*tailp);
-			continue;
-		}
-		if (try_cmpxchg(tailp, &pos, pos + 1)) {
-			WRITE_ONCE(cell->obj, obj);
-			/* Publish: a pop sees the seq only after obj. */
-			smp_store_release(&cell->seq, pos + 1);
-			return true;
-		}
-	}
-}
-
-/* Take the object at *@headp. Return: NULL when none is published there. */
-static void *cells_pop(unsigned long *headp, struct objpool_cell *cells,
-		       unsigned long mask)
-{
-	unsigned long pos = READ_ONCE(*headp);
-
-	for (;;) {
-		struct objpool_cell *cell = &cells[pos & mask];
-		/* Pairs with the push's publication: obj is written. */
-		long dif = (long)(smp_load_acquire(&cell->seq) - (pos + 1));
-		void *obj;
-
-		if (dif < 0)
-			return NULL;
-		if (dif > 0) {		/* pos is stale: someone popped */
-			pos = READ_ONCE(*headp);
-			continue;
-		}
-		if (try_cmpxchg(headp, &pos, pos + 1)) {
-			obj = READ_ONCE(cell->obj);
-			/* Free the cell for the next lap, after reading obj. */
-			smp_store_release(&cell->seq, pos + mask + 1);
-			return obj;
-		}
-	}
-}
-
 static bool local_push(struct slabx_objpool_local *l, void *obj)
 {
-	return cells_push(&l->tail, l->cells, OBJPOOL_LOCAL_CELLS - 1, obj);
+	return __slabx_objpool_cells_push(&l->tail, l->cells,
+					  SLABX_OBJPOOL_LOCAL_CELLS - 1, obj);
 }
 
 static void *local_pop(struct slabx_objpool_local *l)
 {
-	return cells_pop(&l->head, l->cells, OBJPOOL_LOCAL_CELLS - 1);
+	return __slabx_objpool_cells_pop(&l->head, l->cells,
+					 SLABX_OBJPOOL_LOCAL_CELLS - 1);
 }
 
 static bool ring_push(struct slabx_objpool_ring *r, void *obj)
 {
-	return cells_push(&r->tail, r->cells, r->mask, obj);
+	return __slabx_objpool_cells_push(&r->tail, r->cells, r->mask, obj);
 }
 
 static void *ring_pop(struct slabx_objpool_ring *r)
 {
-	return cells_pop(&r->head, r->cells, r->mask);
+	return __slabx_objpool_cells_pop(&r->head, r->cells, r->mask);
 }
 
 /* ---- debug checks ---------------------------------------------------------- */
 
 /* Count an event of this CPU's; IRQs are off or we are in an NMI. */
-static void count(struct slabx_objpool_local *l, enum objpool_counter c)
+static void count(struct slabx_objpool_local *l,
+		  enum slabx_objpool_counter c)
 {
 	local_inc(&l->count[c]);
 }
@@ -253,7 +176,7 @@ static void *pop_remote(struct slabx_objpool_head *pool,
 			continue;
 		obj = local_pop(per_cpu_ptr(pool->local, cpu));
 		if (obj) {
-			count(l, OBJPOOL_REMOTE);
+			count(l, SLABX_OBJPOOL_REMOTE);
 			return obj;
 		}
 	}
@@ -261,76 +184,64 @@ static void *pop_remote(struct slabx_objpool_head *pool,
 }
 
 /**
- * slabx_objpool_pop() - take an object from a pool
+ * __slabx_objpool_pop_slow() - the rest of slabx_objpool_pop()
  * @pool: the pool.
+ * @l: this CPU's small ring; IRQs are off (or we are in an NMI).
+ * @obj: what the small ring gave, or NULL.
  *
- * Lockless and never waits for another CPU or for the context it
- * interrupted.
+ * Tries the shared ring and the other CPUs' small rings when @obj is NULL,
+ * and does the counting and the debug mode's bookkeeping.
  *
- * Context: any context, NMI included.
- * Return: an object, or NULL when none could be had (counted as a miss).
+ * Return: an object, or NULL.
  */
-void *slabx_objpool_pop(struct slabx_objpool_head *pool)
+void *__slabx_objpool_pop_slow(struct slabx_objpool_head *pool,
+			       struct slabx_objpool_local *l, void *obj)
 {
-	struct slabx_objpool_local *l;
-	unsigned long flags;
-	void *obj;
-
-	/* raw_: this runs in NMIs too, and lockdep tracks no lock here. */
-	raw_local_irq_save(flags);
-	l = this_cpu_ptr(pool->local);
-	obj = local_pop(l);
-	if (unlikely(!obj)) {
+	if (!obj)
 		obj = ring_pop(pool->ring);
-		if (!obj)
-			obj = pop_remote(pool, l, smp_processor_id());
+	if (!obj)
+		obj = pop_remote(pool, l, smp_processor_id());
+	if (!obj) {
+		count(l, SLABX_OBJPOOL_MISS);
+		return NULL;
 	}
-	if (likely(obj)) {
-		count(l, OBJPOOL_POP);
-		if (unlikely(pool->flags & SLABX_OBJPOOL_F_DEBUG))
-			debug_popped(pool, obj);
-	} else {
-		count(l, OBJPOOL_MISS);
-	}
-	raw_local_irq_restore(flags);
+	count(l, SLABX_OBJPOOL_POP);
+	if (pool->flags & SLABX_OBJPOOL_F_DEBUG)
+		debug_popped(pool, obj);
 	return obj;
 }
-EXPORT_SYMBOL_GPL(slabx_objpool_pop);
+EXPORT_SYMBOL_GPL(__slabx_objpool_pop_slow);
 
 /**
- * slabx_objpool_push() - give an object back to its pool
- * @obj: an object taken from @pool.
+ * __slabx_objpool_push_slow() - the rest of slabx_objpool_push()
+ * @obj: the object.
  * @pool: the pool.
  *
- * Never fails for an object of the pool that is not in it. With
- * %SLABX_OBJPOOL_F_DEBUG (module parameter objpool_debug), a double push
- * or a foreign pointer is refused and reported once per pool.
+ * In debug mode every push comes here to be checked; else only those
+ * that found this CPU's small ring full.
  *
- * Context: any context, NMI included.
- * Return: 0, or -EINVAL for a push refused in debug mode, or -ENOSPC when
- * no ring had room, which only a bad push can cause (reported).
+ * Return: as slabx_objpool_push().
  */
-int slabx_objpool_push(void *obj, struct slabx_objpool_head *pool)
+int __slabx_objpool_push_slow(void *obj, struct slabx_objpool_head *pool)
 {
 	struct slabx_objpool_local *l;
 	unsigned long flags;
 	bool done;
 
-	if (unlikely(pool->flags & SLABX_OBJPOOL_F_DEBUG) &&
-	    !debug_push_ok(pool, obj))
+	if ((pool->flags & SLABX_OBJPOOL_F_DEBUG) && !debug_push_ok(pool, obj))
 		return -EINVAL;
 	raw_local_irq_save(flags);
 	l = this_cpu_ptr(pool->local);
 	done = local_push(l, obj) || ring_push(pool->ring, obj);
-	if (likely(done))
-		count(l, OBJPOOL_PUSH);
+	if (done)
+		count(l, SLABX_OBJPOOL_PUSH);
 	raw_local_irq_restore(flags);
-	if (likely(done))
+	if (done)
 		return 0;
 	debug_report(pool, "push into full rings (double push?) of", obj);
 	return -ENOSPC;
 }
-EXPORT_SYMBOL_GPL(slabx_objpool_push);
+EXPORT_SYMBOL_GPL(__slabx_objpool_push_slow);
 
 /* ---- lifecycle ----------------------------------------------------------------- */
 
@@ -385,7 +296,7 @@ static int pool_alloc_memory(struct slabx_objpool_head *pool)
 	cells_init(pool->ring->cells, pool->capacity);
 	for_each_possible_cpu(cpu)
 		cells_init(per_cpu_ptr(pool->local, cpu)->cells,
-			   OBJPOOL_LOCAL_CELLS);
+			   SLABX_OBJPOOL_LOCAL_CELLS);
 	return 0;
 }
 
@@ -518,7 +429,7 @@ int slabx_objpool_drop(void *obj, struct slabx_objpool_head *pool)
 	if (!obj || !pool)
 		return -EINVAL;
 	raw_local_irq_save(flags);
-	count(this_cpu_ptr(pool->local), OBJPOOL_DROP);
+	count(this_cpu_ptr(pool->local), SLABX_OBJPOOL_DROP);
 	raw_local_irq_restore(flags);
 	if (refcount_dec_and_test(&pool->ref)) {
 		slabx_objpool_free(pool);
@@ -547,7 +458,7 @@ void slabx_objpool_fini(struct slabx_objpool_head *pool)
 		nr++;
 	/* Taken to be dropped: not outstanding. */
 	raw_local_irq_save(flags);
-	local_add(nr - 1, &this_cpu_ptr(pool->local)->count[OBJPOOL_DROP]);
+	local_add(nr - 1, &this_cpu_ptr(pool->local)->count[SLABX_OBJPOOL_DROP]);
 	raw_local_irq_restore(flags);
 	if (refcount_sub_and_test(nr, &pool->ref))
 		slabx_objpool_free(pool);
@@ -562,18 +473,18 @@ EXPORT_SYMBOL_GPL(slabx_objpool_fini);
 void slabx_objpool_get_stats(struct slabx_objpool_head *pool,
 			     struct slabx_objpool_stats *st)
 {
-	unsigned long sum[OBJPOOL_NR_COUNTERS] = {};
+	unsigned long sum[SLABX_OBJPOOL_NR_COUNTERS] = {};
 	int cpu, i;
 
 	for_each_possible_cpu(cpu)
-		for (i = 0; i < OBJPOOL_NR_COUNTERS; i++)
+		for (i = 0; i < SLABX_OBJPOOL_NR_COUNTERS; i++)
 			sum[i] += local_read(&per_cpu_ptr(pool->local,
 							  cpu)->count[i]);
-	st->pops = sum[OBJPOOL_POP];
-	st->pushes = sum[OBJPOOL_PUSH];
-	st->pop_misses = sum[OBJPOOL_MISS];
-	st->remote_pops = sum[OBJPOOL_REMOTE];
-	st->drops = sum[OBJPOOL_DROP];
+	st->pops = sum[SLABX_OBJPOOL_POP];
+	st->pushes = sum[SLABX_OBJPOOL_PUSH];
+	st->pop_misses = sum[SLABX_OBJPOOL_MISS];
+	st->remote_pops = sum[SLABX_OBJPOOL_REMOTE];
+	st->drops = sum[SLABX_OBJPOOL_DROP];
 	st->outstanding = st->pops - st->pushes - st->drops;
 	st->ring_bytes = ring_bytes(pool);
 	st->debug_errors = atomic_read(&pool->debug_errors);

@@ -10,8 +10,9 @@
 
 #include <linux/bits.h>
 #include <linux/gfp_types.h>
-#include <linux/refcount.h>
 #include <linux/types.h>
+
+#include "slabx_objpool.h"
 
 struct slabx_cache;
 struct slabx_sheaf;
@@ -170,101 +171,6 @@ struct slabx_info {
 	unsigned long objects_barn;
 	unsigned long objects_rcu_waiting;
 };
-
-/* ---- objpool: the API of lib/objpool, prefixed ---------------------------- */
-
-/* Most objects in one pool, and largest object size, as lib/objpool. */
-#define SLABX_OBJPOOL_NR_OBJECT_MAX	BIT(24)
-#define SLABX_OBJPOOL_OBJECT_SIZE_MAX	BIT(16)
-
-struct slabx_objpool_head;
-struct slabx_objpool_ring;
-struct slabx_objpool_local;
-
-/* Called once for every object, zeroed, at init; non-zero fails init. */
-typedef int (*slabx_objpool_init_obj_cb)(void *obj, void *context);
-/* Called once when the pool is freed. */
-typedef int (*slabx_objpool_fini_cb)(struct slabx_objpool_head *head,
-				     void *context);
-
-/**
- * struct slabx_objpool_head - a pool of preallocated objects
- * @obj_size: object size, rounded up to a multiple of sizeof(long).
- * @nr_objs: objects in the pool.
- * @nr_possible_cpus: possible CPUs when the pool was made.
- * @capacity: entries of the shared ring, a power of two >= @nr_objs.
- * @gfp: allocation flags of the pool's memory.
- * @ref: one reference per object not dropped, plus one for the pool.
- * @flags: SLABX_OBJPOOL_F_* flags.
- * @objs: the objects, @nr_objs * @obj_size bytes.
- * @ring: the shared ring, for every CPU.
- * @local: each CPU's small ring, tried first by push and pop, and its
- *	event counters.
- * @in_pool: with %SLABX_OBJPOOL_F_DEBUG, a bit per object that is in the
- *	pool, to catch double pushes.
- * @debug_errors: bad pushes caught in debug mode.
- * @list: on slabx's list of pools, for debugfs.
- * @release: called by slabx_objpool_free(), or NULL.
- * @context: passed to the callbacks.
- *
- * Embed it like lib/objpool's struct objpool_head; only the functions
- * below touch the fields.
- */
-struct slabx_objpool_head {
-	int obj_size;
-	int nr_objs;
-	int nr_possible_cpus;
-	int capacity;
-	gfp_t gfp;
-	refcount_t ref;
-	unsigned long flags;
-	void *objs;
-	struct slabx_objpool_ring *ring;
-	struct slabx_objpool_local __percpu *local;
-	unsigned long *in_pool;
-	atomic_t debug_errors;
-	struct list_head list;
-	slabx_objpool_fini_cb release;
-	void *context;
-};
-
-/* The pool checks every push for double pushes and foreign pointers. */
-#define SLABX_OBJPOOL_F_DEBUG	0x1UL
-
-/**
- * struct slabx_objpool_stats - a snapshot of a pool's counters
- * @pops: objects taken.
- * @pushes: objects given back.
- * @pop_misses: pops that found no object.
- * @remote_pops: objects taken from another CPU's ring.
- * @drops: objects dropped for good (slabx_objpool_drop()).
- * @outstanding: objects taken and neither given back nor dropped.
- * @ring_bytes: memory of the rings (not of the objects).
- * @debug_errors: double pushes and foreign pointers caught in debug mode.
- */
-struct slabx_objpool_stats {
-	unsigned long pops;
-	unsigned long pushes;
-	unsigned long pop_misses;
-	unsigned long remote_pops;
-	unsigned long drops;
-	long outstanding;
-	size_t ring_bytes;
-	unsigned int debug_errors;
-};
-
-int slabx_objpool_init(struct slabx_objpool_head *pool, int nr_objs,
-		       int object_size, gfp_t gfp, void *context,
-		       slabx_objpool_init_obj_cb objinit,
-		       slabx_objpool_fini_cb release);
-void *slabx_objpool_pop(struct slabx_objpool_head *pool);
-int slabx_objpool_push(void *obj, struct slabx_objpool_head *pool);
-int slabx_objpool_drop(void *obj, struct slabx_objpool_head *pool);
-void slabx_objpool_free(struct slabx_objpool_head *pool);
-void slabx_objpool_fini(struct slabx_objpool_head *pool);
-void slabx_objpool_get_stats(struct slabx_objpool_head *pool,
-			     struct slabx_objpool_stats *st);
-void slabx_objpool_set_debug(bool on);
 
 /* ---- caches ------------------------------------------------------------------ */
 

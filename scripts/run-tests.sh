@@ -40,15 +40,23 @@ make_initramfs()
 	(cd "$root" && find . | cpio -o -H newc --quiet) > "$out/initramfs.cpio"
 }
 
+# Tests get 8 vCPUs on 2 nodes (8 possible CPUs, hotplug, remote nodes).
+# The benchmark gets one vCPU per host core, at most 8: more vCPUs than
+# host cores only share them, which measures the host's scheduler.
 boot_x86_64()
 {
+	local cpus=8 half
+
+	[ "$mode" = bench ] && cpus=$(( $(nproc) < 8 ? $(nproc) : 8 ))
+	[ "$cpus" -ge 2 ] || cpus=2
+	half=$((cpus / 2))
 	timeout --foreground -k 10 "$limit" qemu-system-x86_64 \
 		-accel tcg,thread=multi \
-		-smp 8,sockets=2,cores=4,threads=1 \
+		-smp "$cpus,sockets=2,cores=$half,threads=1" \
 		-m 2G -object memory-backend-ram,id=m0,size=1G \
 		-object memory-backend-ram,id=m1,size=1G \
-		-numa node,nodeid=0,cpus=0-3,memdev=m0 \
-		-numa node,nodeid=1,cpus=4-7,memdev=m1 \
+		-numa "node,nodeid=0,cpus=0-$((half - 1)),memdev=m0" \
+		-numa "node,nodeid=1,cpus=$half-$((cpus - 1)),memdev=m1" \
 		-kernel "$kdir/arch/x86/boot/bzImage" \
 		-initrd "$out/initramfs.cpio" \
 		-append "console=ttyS0 panic=-1 slabx.mode=$mode" \
