@@ -12,26 +12,36 @@
  * ring; a pop takes from this CPU's small ring, then the shared ring, then
  * the other CPUs' small rings (a remote pop).
  *
- * Every ring is a bounded MPMC queue whose cells carry a sequence number
- * (cell i of lap L holds seq L * size + i when free for a push, and that
- * plus one when it holds an object). A push claims a free cell by
- * advancing tail with cmpxchg, writes the object and only then publishes
- * the cell's seq with release semantics; a pop claims a published cell by
- * advancing head, reads the object and frees the cell for the next lap by
- * its seq. So:
+ * Every ring is a bounded MPMC queue whose cells carry a sequence number:
+ * the position of the cell's last published object plus one. A push checks
+ * that tail - head is below the ring's size, claims position tail by
+ * advancing it with cmpxchg, writes the object and only then publishes it
+ * by storing the cell's seq with release semantics. A pop at position head
+ * reads the cell's seq (acquire): only pos + 1 means "published for this
+ * lap"; it then reads the object and takes the position by advancing head
+ * with cmpxchg, which also frees the cell. So:
  *
  *  - An entry is never exposed before it is written: a pop only takes a
- *    cell whose seq says "published".
- *  - Nesting is safe, NMI included: an NMI that interrupts a push or pop
- *    between its claim and its publication finds head or tail already
- *    moved past the claimed cell, and never waits for it. A pop that meets
- *    a claimed but unpublished cell reports the ring empty (a miss) rather
- *    than waiting; there is no "last" index to move backwards.
- *  - A push of an object of the pool never finds the shared ring full: at
- *    any time the objects in it, those being taken out by pops that have
- *    claimed their cell but not yet freed it, and the object being pushed
- *    are distinct objects of the pool, so they are at most nr_objs <=
- *    capacity, and the cell a push claims was freed a whole lap before.
+ *    cell whose seq says "published", and a push only writes a cell whose
+ *    last object was taken (head is past it), which its pop had read
+ *    before its cmpxchg.
+ *  - A pop whose cmpxchg fails saw a cell someone else took; it retries
+ *    from the new head. head and tail never wrap (unsigned long), so
+ *    there is no ABA.
+ *  - Nesting is safe, NMI included: an NMI that interrupts a push between
+ *    its claim and its publication finds tail already past the claimed
+ *    cell; a pop that meets the claimed, unpublished cell reports the ring
+ *    empty (a miss) rather than waiting. An NMI that interrupts a pop
+ *    between its read and its cmpxchg may take the same position first;
+ *    the interrupted pop's cmpxchg then fails. Nobody ever waits for the
+ *    context it interrupted, and there is no "last" index that a nested
+ *    push could move backwards.
+ *  - A push of an object of the pool never finds the shared ring full:
+ *    tail - head counts the entries claimed or published and not yet
+ *    taken, which are distinct objects of the pool other than the one
+ *    being pushed, so fewer than nr_objs <= size. A pop that stalls
+ *    (interrupted, or its vCPU preempted) blocks nobody: its position is
+ *    either still counted and still holds its object, or already taken.
  *  - Retries happen only when another CPU made progress (lock-free).
  *
  * Interrupts are disabled around each operation, as lib/objpool does, so
@@ -90,7 +100,7 @@ static void cells_init(struct slabx_objpool_cell *cells, unsigned long nr)
 
 static bool local_push(struct slabx_objpool_local *l, void *obj)
 {
-	return __slabx_objpool_cells_push(&l->tail, l->cells,
+	return __slabx_objpool_cells_push(&l->head, &l->tail, l->cells,
 					  SLABX_OBJPOOL_LOCAL_CELLS - 1, obj);
 }
 
@@ -102,7 +112,8 @@ static void *local_pop(struct slabx_objpool_local *l)
 
 static bool ring_push(struct slabx_objpool_ring *r, void *obj)
 {
-	return __slabx_objpool_cells_push(&r->tail, r->cells, r->mask, obj);
+	return __slabx_objpool_cells_push(&r->head, &r->tail, r->cells, r->mask,
+					  obj);
 }
 
 static void *ring_pop(struct slabx_objpool_ring *r)

@@ -19,9 +19,11 @@
  * sleeps and loses nothing (slabx_slab_defer_rcu()).
  *
  * A partial rcu_free sheaf is queued by slabx_rcu_barrier(), by
- * slabx_cache_shrink() and when its CPU dies. Every callback a cache queues
- * is counted in its rcu_inflight, so slabx_rcu_barrier() waits for that
- * cache's callbacks only, never for the RCU work of other caches.
+ * slabx_cache_shrink() and when its CPU dies. Every rcu_free sheaf and
+ * fallback batch is counted in its cache's rcu_inflight of the epoch in
+ * which it opened, until its objects are free: slabx_rcu_barrier() waits
+ * for that cache's work only, never for the RCU work of other caches, and
+ * not for work that opened after it started.
  *
  * Lock order: per-CPU sheaves -> barn->lock (see slabx.c). call_rcu() is
  * called with the sheaves held or with no lock.
@@ -66,22 +68,30 @@ int slabx_fault_injected_rcu_sheaf(void)
 }
 
 /**
- * slabx_rcu_get() - count an RCU callback of a cache about to be queued
+ * slabx_rcu_open() - count an rcu_free sheaf or fallback batch that opens
  * @s: the cache.
+ *
+ * Context: with preemption or IRQs off, so that slabx_rcu_barrier()'s
+ * synchronize_rcu() waits for a caller that read the old epoch.
+ * Return: the epoch parity it is counted in, for slabx_rcu_put().
  */
-void slabx_rcu_get(struct slabx_cache *s)
+unsigned int slabx_rcu_open(struct slabx_cache *s)
 {
-	atomic_inc(&s->rcu_inflight);
+	unsigned int epoch = READ_ONCE(s->rcu_epoch) & 1;
+
+	atomic_inc(&s->rcu_inflight[epoch]);
+	return epoch;
 }
 
 /**
- * slabx_rcu_put() - count an RCU callback of a cache as finished
+ * slabx_rcu_put() - count a sheaf or batch whose objects are free again
  * @s: the cache; not touched afterwards, since a waiting destroy may free
  *	it at once.
+ * @epoch: what slabx_rcu_open() returned for it.
  */
-void slabx_rcu_put(struct slabx_cache *s)
+void slabx_rcu_put(struct slabx_cache *s, unsigned int epoch)
 {
-	if (atomic_dec_and_test(&s->rcu_inflight))
+	if (atomic_dec_and_test(&s->rcu_inflight[epoch]))
 		wake_up_all(&slabx_rcu_wq);
 }
 
@@ -102,7 +112,8 @@ static void rcu_sheaf_done(struct rcu_head *head)
 	struct slabx_sheaf *sheaf = container_of(head, struct slabx_sheaf, rcu);
 	struct slabx_cache *s = sheaf->cache;
 	struct slabx_barn *barn = &s->node[sheaf->nid]->barn;
-	unsigned int nr = sheaf->size;
+	/* Read first: in a barn the sheaf is anybody's. */
+	unsigned int nr = sheaf->size, epoch = sheaf->rcu_epoch;
 
 	if (sheaf->size == sheaf->capacity && barn_put_full(barn, sheaf)) {
 		slabx_stat_inc(s, SLABX_RCU_SHEAF_TO_BARN);
@@ -112,7 +123,7 @@ static void rcu_sheaf_done(struct rcu_head *head)
 		slabx_stat_inc(s, SLABX_RCU_SHEAF_FLUSHED);
 	}
 	slabx_rcu_done(s, nr);
-	slabx_rcu_put(s);
+	slabx_rcu_put(s, epoch);
 }
 
 /* Queue a detached rcu_free sheaf, whose objects are all of node @nid. */
@@ -120,7 +131,6 @@ static void rcu_sheaf_submit(struct slabx_cache *s, struct slabx_sheaf *sheaf,
 			     int nid)
 {
 	sheaf->nid = nid;
-	slabx_rcu_get(s);
 	slabx_stat_inc(s, SLABX_RCU_SHEAF_SUBMITTED);
 	slabx_stat_inc(s, SLABX_RCU_CALL);
 	call_rcu(&sheaf->rcu, rcu_sheaf_done);
@@ -194,6 +204,8 @@ static bool rcu_free_push(struct slabx_cache *s, struct slabx_slab *slab,
 	if (!pcs->rcu_free && !rcu_free_get_empty(s, pcs))
 		goto out;
 	sheaf = pcs->rcu_free;
+	if (!sheaf->size)		/* rcu_free is never left empty */
+		sheaf->rcu_epoch = slabx_rcu_open(s);
 	sheaf->objects[sheaf->size++] = obj;
 	/* Counted before the callback can see it: waiting never < 0. */
 	slabx_stat_inc(s, SLABX_FREE_RCU);
@@ -291,34 +303,55 @@ static long rcu_free_flush_this_cpu(void *arg)
 	return 0;
 }
 
+/* Queue the partial rcu_free sheaves of the online CPUs that have one. */
+static void rcu_free_flush_all(struct slabx_cache *s)
+{
+	unsigned int cpu;
+
+	if (!s->cpu_sheaves)
+		return;
+	cpus_read_lock();
+	/*
+	 * Skip CPUs with nothing to queue: rcu_free is never set without an
+	 * object in it. A racy hint; frees racing with the barrier are not
+	 * covered anyway.
+	 */
+	for_each_online_cpu(cpu)
+		if (READ_ONCE(per_cpu_ptr(s->cpu_sheaves, cpu)->rcu_free))
+			work_on_cpu(cpu, rcu_free_flush_this_cpu, s);
+	cpus_read_unlock();
+}
+
 /**
  * slabx_rcu_barrier() - wait until every slabx_free_rcu() of a cache is done
  * @s: the cache.
  *
- * Queues every online CPU's partial rcu_free sheaf of @s, then waits until
- * every RCU callback @s queued has run: afterwards every object given to
- * slabx_free_rcu() before the call is free again. Only @s's callbacks are
- * waited for, not those of other caches or other kernel users.
+ * Afterwards every object given to slabx_free_rcu() before the call is free
+ * again. Only @s's callbacks are waited for, not those of other caches or
+ * other kernel users, and frees that go on meanwhile on other CPUs do not
+ * make it wait longer than about two grace periods: each rcu_free sheaf and
+ * fallback batch is counted in the epoch in which it opened; the barrier
+ * starts a new epoch, waits one grace period for callers that read the old
+ * one, queues the partial rcu_free sheaves, and waits for the old epoch's
+ * sheaves and batches only. A cache that never saw slabx_free_rcu() returns
+ * at once.
  *
  * Context: process context, may sleep; not under cpus_read_lock().
  */
 void slabx_rcu_barrier(struct slabx_cache *s)
 {
-	unsigned int cpu;
+	unsigned int old;
 
 	might_sleep();
-	if (s->cpu_sheaves) {
-		cpus_read_lock();
-		/*
-		 * Skip CPUs with nothing to queue: rcu_free is never set
-		 * without an object in it. A racy hint; frees racing with
-		 * the barrier are not covered anyway.
-		 */
-		for_each_online_cpu(cpu)
-			if (READ_ONCE(per_cpu_ptr(s->cpu_sheaves, cpu)->rcu_free))
-				work_on_cpu(cpu, rcu_free_flush_this_cpu, s);
-		cpus_read_unlock();
-	}
-	wait_event(slabx_rcu_wq, !atomic_read(&s->rcu_inflight));
+	if (!slabx_cache_stat(s, SLABX_FREE_RCU))
+		return;
+	mutex_lock(&s->rcu_barrier_mutex);
+	old = s->rcu_epoch & 1;
+	WRITE_ONCE(s->rcu_epoch, s->rcu_epoch + 1);
+	/* Openers read the epoch with preemption or IRQs off. */
+	synchronize_rcu();
+	rcu_free_flush_all(s);
+	wait_event(slabx_rcu_wq, !atomic_read(&s->rcu_inflight[old]));
+	mutex_unlock(&s->rcu_barrier_mutex);
 }
 EXPORT_SYMBOL_GPL(slabx_rcu_barrier);

@@ -542,8 +542,13 @@ void sheaves_destroy(struct slabx_cache *s)
 
 		sheaf_free(s, pcs->main);
 		sheaf_free(s, pcs->spare);
-		/* Empty: slabx_rcu_barrier() queued what it held. */
-		sheaf_free(s, pcs->rcu_free);
+		/*
+		 * slabx_rcu_barrier() queued what it held; a slabx_free_rcu()
+		 * racing with destroy leaks its objects rather than free them
+		 * before their grace period.
+		 */
+		if (WARN_ON_ONCE(pcs->rcu_free))
+			kfree(pcs->rcu_free);
 	}
 	sheaves_flush_barns(s);
 	free_percpu(s->cpu_sheaves);

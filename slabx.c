@@ -112,8 +112,8 @@ static struct slabx_slab *addr_to_slab(struct slabx_cache *s, const void *obj)
 }
 
 /*
- * Bytes before the first object of a slab of @bytes: the header and its
- * pending bitmap, sized for the objects the slab could hold without it.
+ * Bytes before the first object of a slab of @bytes: the header and its two
+ * pending bitmaps, sized for the objects the slab could hold without them.
  */
 static unsigned int slab_first_offset(unsigned long bytes,
 				      unsigned int stride, unsigned int align)
@@ -121,7 +121,7 @@ static unsigned int slab_first_offset(unsigned long bytes,
 	unsigned long hdr = sizeof(struct slabx_slab);
 	unsigned long nr = bytes > hdr ? (bytes - hdr) / stride : 0;
 
-	return ALIGN(hdr + BITS_TO_LONGS(nr) * sizeof(long), align);
+	return ALIGN(hdr + 2 * BITS_TO_LONGS(nr) * sizeof(long), align);
 }
 
 /* Index of an object in its slab (from 0). */
@@ -184,6 +184,7 @@ static void cache_set_geometry(struct slabx_cache *s, unsigned int size,
 					    align);
 	s->objs_per_slab = ((PAGE_SIZE << s->order) - s->first_offset) /
 			   s->stride;
+	s->rcu_bitmap_longs = BITS_TO_LONGS(s->objs_per_slab);
 }
 
 /* ---- slabs ----------------------------------------------------------------- */
@@ -227,9 +228,11 @@ static struct slabx_slab *slab_new(struct slabx_cache *s, gfp_t gfp, int nid,
 	slab->inuse = 0;
 	slab->nid = page_to_nid(page);
 	slab->magic = SLABX_SLAB_MAGIC;
-	slab->rcu_nr = 0;
-	INIT_LIST_HEAD(&slab->rcu_list);
-	bitmap_zero(slab->rcu_pending, s->objs_per_slab);
+	slab->rcu_nr[0] = 0;
+	slab->rcu_nr[1] = 0;
+	INIT_LIST_HEAD(&slab->rcu_list[0]);
+	INIT_LIST_HEAD(&slab->rcu_list[1]);
+	bitmap_zero(slab->rcu_pending, 2 * s->rcu_bitmap_longs * BITS_PER_LONG);
 	slab_build_freelist(s, slab);
 	slabx_stat_inc(s, SLABX_SLAB_NEW);
 	return slab;
@@ -392,13 +395,29 @@ bad:
 	return NULL;
 }
 
+/* The pending bitmap of batch @b of a slab. */
+static unsigned long *slab_rcu_bitmap(struct slabx_cache *s,
+				      struct slabx_slab *slab, unsigned int b)
+{
+	return slab->rcu_pending + b * s->rcu_bitmap_longs;
+}
+
+/* Whether @obj waits in either batch (with the node lock held). */
+static bool slab_rcu_pending(struct slabx_cache *s, struct slabx_slab *slab,
+			     void *obj)
+{
+	unsigned int idx = obj_index(s, slab, obj);
+
+	return test_bit(idx, slab_rcu_bitmap(s, slab, 0)) ||
+	       test_bit(idx, slab_rcu_bitmap(s, slab, 1));
+}
+
 static bool node_double_free(struct slabx_cache *s, struct slabx_slab *slab,
 			     void *obj)
 {
 	if (!(s->flags & SLABX_DEBUG))
 		return false;
-	if (!test_bit(obj_index(s, slab, obj), slab->rcu_pending) &&
-	    !slab_has_free(s, slab, obj))
+	if (!slab_rcu_pending(s, slab, obj) && !slab_has_free(s, slab, obj))
 		return false;
 	slabx_stat_inc(s, SLABX_FREE_INVALID);
 	WARN_ONCE(1, "slabx: %s: double free of %p\n", s->name, obj);
@@ -562,20 +581,21 @@ size_t slabx_slab_flush(struct slabx_cache *s, void **p, size_t nr)
 
 /* ---- objects waiting for a grace period in their slab --------------------- */
 
-/* Put a slab's waiting objects back (with n->lock held). Return: how many. */
+/* Put a slab's objects of batch @b back (n->lock held). Return: how many. */
 static unsigned int slab_rcu_release(struct slabx_cache *s,
 				     struct slabx_node *n,
-				     struct slabx_slab *slab,
+				     struct slabx_slab *slab, unsigned int b,
 				     struct list_head *discard)
 {
+	unsigned long *pending = slab_rcu_bitmap(s, slab, b);
 	void *first = slab_base(slab) + s->first_offset;
 	unsigned int idx, nr = 0;
 
-	list_del_init(&slab->rcu_list);
-	slab->rcu_nr = 0;
+	list_del_init(&slab->rcu_list[b]);
+	slab->rcu_nr[b] = 0;
 	/* The last node_put() may move the slab to @discard: still mapped. */
-	for_each_set_bit(idx, slab->rcu_pending, s->objs_per_slab) {
-		__clear_bit(idx, slab->rcu_pending);
+	for_each_set_bit(idx, pending, s->objs_per_slab) {
+		__clear_bit(idx, pending);
 		node_put(s, n, slab, first + idx * s->stride, discard);
 		nr++;
 	}
@@ -583,25 +603,46 @@ static unsigned int slab_rcu_release(struct slabx_cache *s,
 }
 
 /*
- * RCU callback of a node: free the objects whose grace period is over, and
- * queue itself again while some still wait (they were freed after it was
- * queued).
+ * Close the open batch and make the other one open (n->lock held, a
+ * callback about to be queued for the closed one). Return: its index.
+ */
+static unsigned int node_rcu_close_batch(struct slabx_node *n)
+{
+	unsigned int closed = n->rcu_open;
+
+	n->rcu_open ^= 1;
+	n->rcu_queued = true;
+	return closed;
+}
+
+/*
+ * RCU callback of a node: every object of the closed batch was deferred
+ * before the callback was queued, so its grace period is over. If the open
+ * batch took objects meanwhile, close it and queue the callback again.
  */
 static void node_rcu_drain(struct rcu_head *head)
 {
 	struct slabx_node *n = container_of(head, struct slabx_node, rcu);
 	struct slabx_cache *s = n->cache;
+	struct slabx_rcu_batch *batch;
 	struct slabx_slab *slab, *tmp;
 	unsigned long flags, done = 0;
+	unsigned int b, epoch;
 	LIST_HEAD(discard);
 	bool again;
 
 	raw_spin_lock_irqsave(&n->lock, flags);
-	list_for_each_entry_safe(slab, tmp, &n->rcu_slabs, rcu_list)
-		if (poll_state_synchronize_rcu(slab->rcu_gp))
-			done += slab_rcu_release(s, n, slab, &discard);
-	again = !list_empty(&n->rcu_slabs);
-	n->rcu_queued = again;
+	b = n->rcu_open ^ 1;		/* the batch closed for us */
+	batch = &n->rcu_batch[b];
+	list_for_each_entry_safe(slab, tmp, &batch->slabs, rcu_list[b])
+		done += slab_rcu_release(s, n, slab, b, &discard);
+	epoch = batch->epoch;
+	batch->nr = 0;
+	again = n->rcu_batch[n->rcu_open].nr;
+	if (again)
+		node_rcu_close_batch(n);
+	else
+		n->rcu_queued = false;
 	raw_spin_unlock_irqrestore(&n->lock, flags);
 	slabx_stat_inc(s, SLABX_NODE_LOCK);
 	slabx_slab_discard_list(s, &discard);
@@ -609,9 +650,25 @@ static void node_rcu_drain(struct rcu_head *head)
 	if (again) {
 		slabx_stat_inc(s, SLABX_RCU_CALL);
 		call_rcu(&n->rcu, node_rcu_drain);
-		return;
 	}
-	slabx_rcu_put(s);
+	/* Last: a waiting destroy may free the cache once it is counted. */
+	slabx_rcu_put(s, epoch);
+}
+
+/* Add @obj to the node's open batch (n->lock held). */
+static void node_rcu_add(struct slabx_cache *s, struct slabx_node *n,
+			 struct slabx_slab *slab, unsigned int idx)
+{
+	unsigned int b = n->rcu_open;
+	struct slabx_rcu_batch *batch = &n->rcu_batch[b];
+
+	if (!batch->nr++)
+		batch->epoch = slabx_rcu_open(s);
+	__set_bit(idx, slab_rcu_bitmap(s, slab, b));
+	if (!slab->rcu_nr[b]++)
+		list_add_tail(&slab->rcu_list[b], &batch->slabs);
+	/* Counted before the drain can see it: waiting never < 0. */
+	slabx_stat_inc(s, SLABX_FREE_RCU);
 }
 
 /**
@@ -620,10 +677,12 @@ static void node_rcu_drain(struct rcu_head *head)
  * @slab: the slab of @obj.
  * @obj: the object, still in use by RCU readers.
  *
- * The object is marked in its slab's pending bitmap, which every slab has,
- * so this needs no memory: it is the fallback of slabx_free_rcu() when no
- * sheaf can take the object. One RCU callback per node drains the marked
- * objects once their grace period is over.
+ * The object is marked in its slab's pending bitmap of the node's open
+ * batch; every slab has the bitmaps, so this needs no memory: it is the
+ * fallback of slabx_free_rcu() when no sheaf can take the object. Each
+ * node has two batches and one RCU callback: a batch is closed when the
+ * callback is queued for it and freed by it, so an object waits at most
+ * about two grace periods, however busy the slab is.
  *
  * Context: any but NMI.
  * Return: false for an object already waiting (a double free, reported).
@@ -632,21 +691,18 @@ bool slabx_slab_defer_rcu(struct slabx_cache *s, struct slabx_slab *slab,
 			  void *obj)
 {
 	struct slabx_node *n = s->node[slab->nid];
+	bool queue = false, twice;
 	unsigned long flags;
-	bool queue, twice;
 
 	raw_spin_lock_irqsave(&n->lock, flags);
-	twice = __test_and_set_bit(obj_index(s, slab, obj), slab->rcu_pending);
+	twice = slab_rcu_pending(s, slab, obj);
 	if (!twice) {
-		slab->rcu_gp = get_state_synchronize_rcu();
-		if (!slab->rcu_nr++)
-			list_add_tail(&slab->rcu_list, &n->rcu_slabs);
-		/* Counted before the drain can see it: waiting never < 0. */
-		slabx_stat_inc(s, SLABX_FREE_RCU);
+		node_rcu_add(s, n, slab, obj_index(s, slab, obj));
+		if (!n->rcu_queued) {
+			node_rcu_close_batch(n);
+			queue = true;
+		}
 	}
-	queue = !twice && !n->rcu_queued;
-	if (queue)
-		n->rcu_queued = true;
 	raw_spin_unlock_irqrestore(&n->lock, flags);
 	slabx_stat_inc(s, SLABX_NODE_LOCK);
 
@@ -657,7 +713,6 @@ bool slabx_slab_defer_rcu(struct slabx_cache *s, struct slabx_slab *slab,
 		return false;
 	}
 	if (queue) {
-		slabx_rcu_get(s);
 		slabx_stat_inc(s, SLABX_RCU_CALL);
 		call_rcu(&n->rcu, node_rcu_drain);
 	}
@@ -986,7 +1041,8 @@ static int cache_alloc_nodes(struct slabx_cache *s)
 		raw_spin_lock_init(&n->lock);
 		INIT_LIST_HEAD(&n->partial);
 		INIT_LIST_HEAD(&n->empty);
-		INIT_LIST_HEAD(&n->rcu_slabs);
+		INIT_LIST_HEAD(&n->rcu_batch[0].slabs);
+		INIT_LIST_HEAD(&n->rcu_batch[1].slabs);
 		n->cache = s;
 		barn_init(&n->barn);
 		s->node[nid] = n;
@@ -1052,6 +1108,7 @@ static struct slabx_cache *cache_new(const char *name, unsigned int size,
 		return NULL;
 	s->flags = args->flags | (debug ? SLABX_DEBUG : 0);
 	s->ctor = args->ctor;
+	mutex_init(&s->rcu_barrier_mutex);
 	cache_set_geometry(s, size, args->align);
 	/*
 	 * Frees into a sheaf cannot be checked: debug caches go without.
@@ -1344,7 +1401,13 @@ static void __exit slabx_exit(void)
 	slabx_debugfs_exit();
 	shrinker_free(slabx_shrinker);
 	cpuhp_remove_state_nocalls(slabx_cpuhp_state);
-	/* slabx_free_rcu() of leaked objects of zombies: their callbacks. */
+	/*
+	 * slabx_free_rcu() of leaked objects of zombies: wait for their
+	 * batches (whose callback may queue itself again), then for the
+	 * callbacks to return.
+	 */
+	list_for_each_entry(s, &slabx_zombies, list)
+		slabx_rcu_barrier(s);
 	rcu_barrier();
 	list_for_each_entry_safe(s, tmp, &slabx_zombies, list) {
 		unsigned long leaked = cache_release_slabs(s, NULL) +

@@ -8,6 +8,7 @@
 #include <linux/atomic.h>
 #include <linux/list.h>
 #include <linux/mm_types.h>
+#include <linux/mutex.h>
 #include <linux/percpu.h>
 #include <linux/preempt.h>
 #include <linux/rcupdate.h>
@@ -35,6 +36,8 @@
  *	(never in a barn then).
  * @cache: owner.
  * @nid: node whose barn takes the sheaf back after its grace period.
+ * @rcu_epoch: for an rcu_free sheaf, the cache's rcu epoch (0 or 1) when
+ *	it took its first object, counted in that epoch's rcu_inflight.
  * @size: objects held, at the end of @objects.
  * @capacity: room in @objects; the cache's sheaf capacity, or more for an
  *	oversize prefilled sheaf.
@@ -47,6 +50,7 @@ struct slabx_sheaf {
 	};
 	struct slabx_cache *cache;
 	int nid;
+	unsigned int rcu_epoch;
 	unsigned int size;
 	unsigned int capacity;
 	void *objects[];
@@ -93,12 +97,13 @@ struct slabx_cpu_sheaves {
  * @inuse: objects handed out from this slab.
  * @nid: node of the slab's pages.
  * @magic: %SLABX_SLAB_MAGIC, checked on every free.
- * @rcu_nr: objects set in @rcu_pending.
- * @rcu_list: on its node's rcu_slabs list while @rcu_nr is not 0.
- * @rcu_gp: RCU grace-period cookie that covers every object of
- *	@rcu_pending: taken at the latest of their frees.
- * @rcu_pending: one bit per object: freed by slabx_free_rcu() through the
- *	slab layer and waiting for a grace period; still counted in @inuse.
+ * @rcu_nr: per batch of its node (see struct slabx_rcu_batch), the
+ *	objects of this slab in the batch.
+ * @rcu_list: per batch, on the batch's list of slabs while @rcu_nr is not 0.
+ * @rcu_pending: two bitmaps of one bit per object, one per batch: objects
+ *	freed by slabx_free_rcu() through the slab layer, waiting for a grace
+ *	period; still counted in @inuse. Bitmap b starts at word
+ *	b * cache->rcu_bitmap_longs.
  *
  * A slab is a 2^order block of pages from the page provider. Its first page
  * frame number is aligned to 2^order, so the header of the slab holding an
@@ -112,10 +117,23 @@ struct slabx_slab {
 	unsigned int inuse;
 	unsigned int nid;
 	unsigned int magic;
-	unsigned int rcu_nr;
-	struct list_head rcu_list;
-	unsigned long rcu_gp;
+	unsigned int rcu_nr[2];
+	struct list_head rcu_list[2];
 	unsigned long rcu_pending[];
+};
+
+/**
+ * struct slabx_rcu_batch - objects of a node waiting in their slabs
+ * @slabs: slabs with objects in the batch.
+ * @nr: objects in the batch; 0 when it is not open.
+ * @epoch: the cache's rcu epoch when the batch opened (took its first
+ *	object); the batch is counted in that epoch's rcu_inflight until its
+ *	objects are freed.
+ */
+struct slabx_rcu_batch {
+	struct list_head slabs;
+	unsigned long nr;
+	unsigned int epoch;
 };
 
 /**
@@ -127,9 +145,12 @@ struct slabx_slab {
  * @nr_empty: length of @empty.
  * @nr_slabs: all slabs of the node, full ones included.
  * @free_objs: free objects in the node's slabs.
- * @rcu_slabs: slabs with objects waiting for a grace period.
- * @rcu_queued: @rcu is queued; set and cleared under @lock.
- * @rcu: drains @rcu_slabs after a grace period.
+ * @rcu_batch: two batches of objects waiting for a grace period: one
+ *	takes new objects (@rcu_open), the other may be waiting in @rcu.
+ * @rcu_open: index of the batch that takes new objects.
+ * @rcu_queued: @rcu is queued, for batch !@rcu_open, closed when it was
+ *	queued.
+ * @rcu: frees a closed batch after a grace period.
  * @cache: owner, for the @rcu callback.
  * @barn: the node's sheaves, for every CPU of the node.
  */
@@ -141,7 +162,8 @@ struct slabx_node {
 	unsigned long nr_empty;
 	unsigned long nr_slabs;
 	unsigned long free_objs;
-	struct list_head rcu_slabs;
+	struct slabx_rcu_batch rcu_batch[2];
+	unsigned int rcu_open;
 	bool rcu_queued;
 	struct rcu_head rcu;
 	struct slabx_cache *cache;
@@ -174,7 +196,12 @@ struct slabx_stats {
  * @cpu_sheaves: per-CPU sheaves, NULL when the cache has none.
  * @node: per possible node slab lists, indexed by node id.
  * @stats: per-CPU event counters.
- * @rcu_inflight: RCU callbacks of this cache queued and not finished.
+ * @rcu_bitmap_longs: words of each pending bitmap of a slab.
+ * @rcu_epoch: incremented by slabx_rcu_barrier(); its parity tags each
+ *	rcu_free sheaf and fallback batch when it opens.
+ * @rcu_inflight: per epoch parity, rcu_free sheaves and fallback batches
+ *	opened and not yet freed.
+ * @rcu_barrier_mutex: serialises slabx_rcu_barrier() calls.
  * @pool: in pool mode, the objects' pool; NULL otherwise.
  * @list: on slabx_caches (or slabx_zombies after a leaky destroy).
  * @debugfs: the cache's debugfs directory.
@@ -195,7 +222,10 @@ struct slabx_cache {
 	struct slabx_cpu_sheaves __percpu *cpu_sheaves;
 	struct slabx_node **node;
 	struct slabx_stats __percpu *stats;
-	atomic_t rcu_inflight;
+	unsigned int rcu_bitmap_longs;
+	unsigned int rcu_epoch;
+	atomic_t rcu_inflight[2];
+	struct mutex rcu_barrier_mutex;	/* serialises slabx_rcu_barrier() */
 	struct slabx_objpool_head *pool;
 	struct list_head list;
 	struct dentry *debugfs;
@@ -388,8 +418,8 @@ static __always_inline bool sheaves_free(struct slabx_cache *s,
 }
 
 /* rcu_free.c */
-void slabx_rcu_get(struct slabx_cache *s);
-void slabx_rcu_put(struct slabx_cache *s);
+unsigned int slabx_rcu_open(struct slabx_cache *s);
+void slabx_rcu_put(struct slabx_cache *s, unsigned int epoch);
 void slabx_rcu_done(struct slabx_cache *s, unsigned long nr);
 void rcu_free_submit_pcs(struct slabx_cache *s,
 			 struct slabx_cpu_sheaves *pcs, int nid);

@@ -30,8 +30,8 @@ struct slabx_objpool_ring;
 
 /**
  * struct slabx_objpool_cell - one entry of a ring
- * @seq: lap sequence number: the cell's position when free for a push,
- *	that plus one when it holds a published object.
+ * @seq: the position of the cell's last published object plus one; a pop
+ *	at position p takes the cell only when it reads p + 1.
  * @obj: the object.
  */
 struct slabx_objpool_cell {
@@ -163,33 +163,33 @@ void slabx_objpool_set_debug(bool on);
  * The rings (see objpool.c). Inline, like lib/objpool's pop and push, so
  * that the common case (this CPU's small ring) makes no call.
  *
- * Put @obj at *@tailp. Return: false when the ring is full.
+ * Put @obj at *@tailp. Return: false when the ring holds @mask + 1
+ * entries (claimed ones included).
  */
 static __always_inline bool
-__slabx_objpool_cells_push(unsigned long *tailp,
+__slabx_objpool_cells_push(unsigned long *headp, unsigned long *tailp,
 			   struct slabx_objpool_cell *cells,
 			   unsigned long mask, void *obj)
 {
 	unsigned long pos = READ_ONCE(*tailp);
 
-	for (;;) {
-		struct slabx_objpool_cell *cell = &cells[pos & mask];
-		/* Pairs with the pop that freed the cell: it read obj first. */
-		long dif = (long)(smp_load_acquire(&cell->seq) - pos);
-
-		if (dif < 0)
+	do {
+		/*
+		 * head is read after pos, so pos - head counts at most the
+		 * entries claimed and not yet taken right now.
+		 */
+		smp_rmb();
+		if (pos - READ_ONCE(*headp) > mask)
 			return false;
-		if (dif > 0) {		/* pos is stale: someone pushed */
-			pos = READ_ONCE(*tailp);
-			continue;
-		}
-		if (try_cmpxchg(tailp, &pos, pos + 1)) {
-			WRITE_ONCE(cell->obj, obj);
-			/* Publish: a pop sees the seq only after obj. */
-			smp_store_release(&cell->seq, pos + 1);
-			return true;
-		}
-	}
+	} while (!try_cmpxchg(tailp, &pos, pos + 1));
+	/*
+	 * The cell's last object was taken: the pop that advanced head past
+	 * pos - mask - 1 had read it before its cmpxchg.
+	 */
+	WRITE_ONCE(cells[pos & mask].obj, obj);
+	/* Publish: a pop sees the seq only after obj. */
+	smp_store_release(&cells[pos & mask].seq, pos + 1);
+	return true;
 }
 
 /* Take the object at *@headp. Return: NULL when none is published there. */
@@ -205,18 +205,20 @@ __slabx_objpool_cells_pop(unsigned long *headp,
 		long dif = (long)(smp_load_acquire(&cell->seq) - (pos + 1));
 		void *obj;
 
-		if (dif < 0)
+		if (dif < 0)		/* empty, or claimed and unpublished */
 			return NULL;
 		if (dif > 0) {		/* pos is stale: someone popped */
 			pos = READ_ONCE(*headp);
 			continue;
 		}
-		if (try_cmpxchg(headp, &pos, pos + 1)) {
-			obj = READ_ONCE(cell->obj);
-			/* Free the cell for the next lap, after reading obj. */
-			smp_store_release(&cell->seq, pos + mask + 1);
+		obj = READ_ONCE(cell->obj);
+		/*
+		 * Taking the position frees the cell. The cmpxchg fails if
+		 * anyone took it meanwhile, and only then could the cell
+		 * have been reused: obj is the cell's object of this lap.
+		 */
+		if (try_cmpxchg(headp, &pos, pos + 1))
 			return obj;
-		}
 	}
 }
 
@@ -275,7 +277,7 @@ static inline int slabx_objpool_push(void *obj,
 		return __slabx_objpool_push_slow(obj, pool);
 	raw_local_irq_save(flags);
 	l = this_cpu_ptr(pool->local);
-	done = __slabx_objpool_cells_push(&l->tail, l->cells,
+	done = __slabx_objpool_cells_push(&l->head, &l->tail, l->cells,
 					  SLABX_OBJPOOL_LOCAL_CELLS - 1, obj);
 	if (likely(done))
 		local_inc(&l->count[SLABX_OBJPOOL_PUSH]);

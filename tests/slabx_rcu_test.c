@@ -11,6 +11,7 @@
 #include <linux/delay.h>
 #include <linux/hrtimer.h>
 #include <linux/irqflags.h>
+#include <linux/kthread.h>
 #include <linux/prandom.h>
 #include <linux/rcupdate.h>
 #include <linux/slab.h>
@@ -489,6 +490,85 @@ static void barrier_is_per_cache(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, slabx_cache_destroy(b), 0);
 }
 
+struct rcu_load {
+	struct slabx_cache *s;
+	bool stop;
+	atomic_t running;
+	struct work_struct barrier;
+	struct completion barrier_done;
+};
+
+/* Keep calling slabx_free_rcu() until told to stop. */
+static int rcu_load_fn(void *arg)
+{
+	struct rcu_load *l = arg;
+	void *obj;
+
+	while (!READ_ONCE(l->stop)) {
+		obj = slabx_alloc(l->s, GFP_KERNEL);
+		if (obj)
+			slabx_free_rcu(l->s, obj);
+		cond_resched();
+	}
+	atomic_dec(&l->running);
+	return 0;
+}
+
+static void rcu_load_barrier(struct work_struct *work)
+{
+	struct rcu_load *l = container_of(work, struct rcu_load, barrier);
+
+	slabx_rcu_barrier(l->s);
+	complete(&l->barrier_done);
+}
+
+/*
+ * slabx_rcu_barrier() returns while other threads keep freeing with
+ * slabx_free_rcu(): it waits for the work that opened before it only.
+ */
+static void barrier_returns_under_load(struct kunit *test, bool fallback)
+{
+	int i, nr = max(1U, num_online_cpus() - 1);
+	struct rcu_load *l;
+	bool returned;
+
+	l = kunit_kzalloc(test, sizeof(*l), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, l);
+	l->s = cache(test, "kunit-rcu-load", 64, 8);
+	INIT_WORK(&l->barrier, rcu_load_barrier);
+	init_completion(&l->barrier_done);
+	if (fallback)
+		slabx_fault_inject_rcu_sheaf(-1);
+	atomic_set(&l->running, nr);
+	for (i = 0; i < nr; i++)
+		KUNIT_ASSERT_FALSE(test, IS_ERR(kthread_run(rcu_load_fn, l,
+							    "rcu_load/%d", i)));
+	msleep(50);
+	queue_work(system_unbound_wq, &l->barrier);
+	returned = wait_for_completion_timeout(&l->barrier_done, 10 * HZ);
+	WRITE_ONCE(l->stop, true);
+	while (atomic_read(&l->running))
+		msleep(20);
+	flush_work(&l->barrier);
+	slabx_fault_inject_rcu_sheaf(0);
+	KUNIT_EXPECT_TRUE(test, returned);
+	if (fallback)
+		KUNIT_EXPECT_GT(test, slabx_cache_stat(l->s,
+						       SLABX_FREE_RCU_FALLBACK),
+				0UL);
+	KUNIT_EXPECT_EQ(test, slabx_cache_destroy(l->s), 0);
+}
+
+static void barrier_returns_under_sheaf_load(struct kunit *test)
+{
+	barrier_returns_under_load(test, false);
+}
+
+static void barrier_returns_under_fallback_load(struct kunit *test)
+{
+	barrier_returns_under_load(test, true);
+}
+
 static struct kunit_case slabx_rcu_cases[] = {
 	KUNIT_CASE(reader_keeps_objects),
 	KUNIT_CASE(full_sheaf_to_barn_for_other_cpu),
@@ -500,6 +580,8 @@ static struct kunit_case slabx_rcu_cases[] = {
 	KUNIT_CASE(fallback_without_sheaves),
 	KUNIT_CASE(cpu_dead_submits_rcu_sheaf),
 	KUNIT_CASE(barrier_is_per_cache),
+	KUNIT_CASE_SLOW(barrier_returns_under_sheaf_load),
+	KUNIT_CASE_SLOW(barrier_returns_under_fallback_load),
 	{}
 };
 
