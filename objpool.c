@@ -249,6 +249,8 @@ int __slabx_objpool_push_slow(void *obj, struct slabx_objpool_head *pool)
 	raw_local_irq_restore(flags);
 	if (done)
 		return 0;
+	if (pool->flags & SLABX_OBJPOOL_F_DEBUG)
+		debug_popped(pool, obj);	/* it is not in the pool */
 	debug_report(pool, "push into full rings (double push?) of", obj);
 	return -ENOSPC;
 }
@@ -284,6 +286,8 @@ static void *objs_alloc(size_t nr, size_t size, gfp_t gfp)
 {
 	size_t bytes = array_size(nr, size);
 
+	if (bytes > INT_MAX)		/* kvmalloc()'s limit */
+		return NULL;
 	if (bytes < 2 * PAGE_SIZE)
 		bytes = roundup_pow_of_two(max_t(size_t, bytes, PAGE_SIZE));
 	return kvmalloc(bytes, gfp);
@@ -343,6 +347,41 @@ static bool init_args_valid(int nr_objs, int object_size)
 	return false;
 }
 
+/* slabx_objpool_init(), with debug mode chosen by the caller. */
+static int pool_init(struct slabx_objpool_head *pool, int nr_objs,
+		     int object_size, gfp_t gfp, void *context,
+		     slabx_objpool_init_obj_cb objinit,
+		     slabx_objpool_fini_cb release, bool debug)
+{
+	unsigned long flags;
+	int rc;
+
+	if (!init_args_valid(nr_objs, object_size))
+		return -EINVAL;
+	memset(pool, 0, sizeof(*pool));
+	pool->obj_size = ALIGN(object_size, sizeof(long));
+	pool->nr_objs = nr_objs;
+	pool->nr_possible_cpus = num_possible_cpus();
+	pool->capacity = roundup_pow_of_two(nr_objs);
+	pool->gfp = gfp & ~__GFP_ZERO;
+	pool->context = context;
+	pool->release = release;
+	if (debug)
+		pool->flags |= SLABX_OBJPOOL_F_DEBUG;
+	rc = pool_alloc_memory(pool);
+	if (!rc)
+		rc = pool_fill(pool, objinit);
+	if (rc) {
+		pool_free_memory(pool);
+		return rc;
+	}
+	refcount_set(&pool->ref, nr_objs + 1);
+	spin_lock_irqsave(&slabx_objpools_lock, flags);
+	list_add_tail(&pool->list, &slabx_objpools);
+	spin_unlock_irqrestore(&slabx_objpools_lock, flags);
+	return 0;
+}
+
 /**
  * slabx_objpool_init() - create a pool and preallocate its objects
  * @pool: the pool head, owned by the caller.
@@ -368,33 +407,8 @@ int slabx_objpool_init(struct slabx_objpool_head *pool, int nr_objs,
 		       slabx_objpool_init_obj_cb objinit,
 		       slabx_objpool_fini_cb release)
 {
-	unsigned long flags;
-	int rc;
-
-	if (!init_args_valid(nr_objs, object_size))
-		return -EINVAL;
-	memset(pool, 0, sizeof(*pool));
-	pool->obj_size = ALIGN(object_size, sizeof(long));
-	pool->nr_objs = nr_objs;
-	pool->nr_possible_cpus = num_possible_cpus();
-	pool->capacity = roundup_pow_of_two(nr_objs);
-	pool->gfp = gfp & ~__GFP_ZERO;
-	pool->context = context;
-	pool->release = release;
-	if (READ_ONCE(objpool_debug))
-		pool->flags |= SLABX_OBJPOOL_F_DEBUG;
-	rc = pool_alloc_memory(pool);
-	if (!rc)
-		rc = pool_fill(pool, objinit);
-	if (rc) {
-		pool_free_memory(pool);
-		return rc;
-	}
-	refcount_set(&pool->ref, nr_objs + 1);
-	spin_lock_irqsave(&slabx_objpools_lock, flags);
-	list_add_tail(&pool->list, &slabx_objpools);
-	spin_unlock_irqrestore(&slabx_objpools_lock, flags);
-	return 0;
+	return pool_init(pool, nr_objs, object_size, gfp, context, objinit,
+			 release, READ_ONCE(objpool_debug));
 }
 EXPORT_SYMBOL_GPL(slabx_objpool_init);
 
@@ -404,7 +418,8 @@ EXPORT_SYMBOL_GPL(slabx_objpool_init);
  *
  * Frees the rings and the objects, then calls the release callback.
  *
- * Context: process context, or wherever kvfree() may be called.
+ * Context: process context, or wherever kvfree() may be called; not NMI
+ * (it takes a spinlock).
  */
 void slabx_objpool_free(struct slabx_objpool_head *pool)
 {
@@ -428,8 +443,8 @@ EXPORT_SYMBOL_GPL(slabx_objpool_free);
  *
  * Drops the object's reference; the last one frees the pool.
  *
- * Context: any context in which slabx_objpool_free() may be called if
- * this can be the last reference.
+ * Context: any context, NMI included, when it cannot be the last
+ * reference; else as slabx_objpool_free().
  * Return: 0 when the pool was freed, -EAGAIN when it lives on, -EINVAL
  * for a NULL @obj or @pool.
  */
@@ -539,8 +554,8 @@ int slabx_pool_cache_init(struct slabx_cache *s, unsigned int nr)
 	s->pool = kzalloc(sizeof(*s->pool), GFP_KERNEL);
 	if (!s->pool)
 		return -ENOMEM;
-	rc = slabx_objpool_init(s->pool, nr, s->stride, GFP_KERNEL, s,
-				pool_cache_ctor, NULL);
+	rc = pool_init(s->pool, nr, s->stride, GFP_KERNEL, s, pool_cache_ctor,
+		       NULL, READ_ONCE(objpool_debug) || (s->flags & SLABX_DEBUG));
 	if (rc) {
 		kfree(s->pool);
 		s->pool = NULL;

@@ -980,7 +980,8 @@ void slabx_cache_info(struct slabx_cache *s, struct slabx_info *info)
 
 		slabx_objpool_get_stats(s->pool, &st);
 		info->objects_total = s->pool->nr_objs;
-		info->objects_inuse = st.outstanding;
+		/* Counters summed while they move: never below 0. */
+		info->objects_inuse = max(st.outstanding, 0L);
 	}
 	for_each_node(nid) {
 		struct slabx_node *n = s->node[nid];
@@ -1416,6 +1417,9 @@ static void __exit slabx_exit(void)
 		if (leaked)
 			pr_err("unloading with %lu objects of cache %s still allocated\n",
 			       leaked, s->name);
+		/* Like slabs with leaked objects, their pool stays. */
+		if (leaked && s->pool)
+			s->pool = NULL;
 		list_del(&s->list);
 		cache_free(s);
 	}
