@@ -8,6 +8,9 @@
  *   fail_rcu_sheaf   fault injection: attempts to get an rcu_free sheaf
  *                    left to fail, see slabx_fault_inject_rcu_sheaf()
  *   objpools         one line per objpool (pool-mode caches' included)
+ *   nolock_pages     the any-context page path: counters, watermarks,
+ *                    blocks in each node's reserve
+ *   nolock_wmarks    write "LOW HIGH" to tune the reserves' watermarks
  *   <cache>/stats    geometry, occupancy, event counters, per-node slab
  *                    lists and barns; the pool of a pool-mode cache
  *
@@ -23,6 +26,7 @@
 #include <linux/nodemask.h>
 #include <linux/seq_file.h>
 #include <linux/spinlock.h>
+#include <linux/uaccess.h>
 
 #include "slabx_internal.h"
 
@@ -80,6 +84,34 @@ static int objpools_show(struct seq_file *m, void *v)
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(objpools);
+
+static int nolock_pages_show(struct seq_file *m, void *v)
+{
+	slabx_nolock_pages_show(m);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(nolock_pages);
+
+static ssize_t nolock_wmarks_write(struct file *file, const char __user *ubuf,
+				   size_t len, loff_t *ppos)
+{
+	unsigned int low, high;
+	char buf[32];
+
+	if (len >= sizeof(buf))
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, len))
+		return -EFAULT;
+	buf[len] = '\0';
+	if (sscanf(buf, "%u %u", &low, &high) != 2)
+		return -EINVAL;
+	return slabx_nolock_set_watermarks(low, high) ?: len;
+}
+
+static const struct file_operations nolock_wmarks_fops = {
+	.write = nolock_wmarks_write,
+	.llseek = noop_llseek,
+};
 
 static int stats_show(struct seq_file *m, void *v)
 {
@@ -198,6 +230,10 @@ void slabx_debugfs_init(void)
 			    &summary_fops);
 	debugfs_create_file("objpools", 0444, slabx_debugfs_root, NULL,
 			    &objpools_fops);
+	debugfs_create_file("nolock_pages", 0444, slabx_debugfs_root, NULL,
+			    &nolock_pages_fops);
+	debugfs_create_file("nolock_wmarks", 0200, slabx_debugfs_root, NULL,
+			    &nolock_wmarks_fops);
 	debugfs_create_file_unsafe("fail_pages", 0644, slabx_debugfs_root, NULL,
 				   &fail_pages_fops);
 	debugfs_create_file_unsafe("fail_rcu_sheaf", 0644, slabx_debugfs_root,

@@ -1382,12 +1382,18 @@ static int __init slabx_init(void)
 		return ret;
 	slabx_cpuhp_state = ret;
 	ret = slabx_shrinker_init();
-	if (ret) {
-		cpuhp_remove_state_nocalls(slabx_cpuhp_state);
-		return ret;
-	}
+	if (ret)
+		goto fail_shrinker;
+	ret = slabx_nolock_pages_init();
+	if (ret)
+		goto fail_nolock;
 	slabx_debugfs_init();
 	return 0;
+fail_nolock:
+	shrinker_free(slabx_shrinker);
+fail_shrinker:
+	cpuhp_remove_state_nocalls(slabx_cpuhp_state);
+	return ret;
 }
 
 /*
@@ -1423,6 +1429,7 @@ static void __exit slabx_exit(void)
 		list_del(&s->list);
 		cache_free(s);
 	}
+	slabx_nolock_pages_exit();
 }
 
 module_init(slabx_init);

@@ -14,6 +14,7 @@
 
 #include "slabx_objpool.h"
 
+struct page;
 struct slabx_cache;
 struct slabx_sheaf;
 
@@ -198,6 +199,11 @@ void slabx_return_sheaf(struct slabx_cache *s, gfp_t gfp,
 			struct slabx_sheaf *sheaf);
 unsigned int slabx_sheaf_size(struct slabx_sheaf *sheaf);
 
+struct page *slabx_try_alloc_pages(int nid, unsigned int order);
+void slabx_free_pages_nolock(struct page *page, unsigned int order);
+int slabx_nolock_set_watermarks(unsigned int low, unsigned int high);
+long slabx_nolock_pages_stat(const char *name);
+
 void slabx_cache_info(struct slabx_cache *s, struct slabx_info *info);
 unsigned long slabx_cache_stat(struct slabx_cache *s,
 			       enum slabx_stat_item item);
@@ -208,6 +214,8 @@ unsigned long slabx_cache_stat(struct slabx_cache *s,
  */
 void slabx_fault_inject_pages(int nr);
 void slabx_fault_inject_rcu_sheaf(int nr);
+void slabx_nolock_test_block(void);
+void slabx_nolock_test_unblock(void);
 unsigned long slabx_shrink_all(void);
 
 #endif /* _SLABX_H */

@@ -439,6 +439,10 @@ struct page *slabx_pages_alloc(int nid, gfp_t gfp, unsigned int order);
 void slabx_pages_free(struct page *page, unsigned int order);
 unsigned long slabx_pages_held(void);
 int slabx_fault_injected_pages(void);
+int slabx_nolock_pages_init(void);
+void slabx_nolock_pages_exit(void);
+struct seq_file;
+void slabx_nolock_pages_show(struct seq_file *m);
 
 /* debugfs.c */
 void slabx_debugfs_init(void);

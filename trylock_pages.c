@@ -4,14 +4,24 @@
  *
  * Every slab slabx builds comes from here. The normal path is the kernel's
  * page allocator with the caller's gfp; the any-context trylock path (a
- * per-CPU stash and a per-node reserve) is not implemented yet.
+ * per-CPU stash and a per-node reserve) is below.
  *
- * Locking: none; the page allocator does its own.
+ * Locking: the normal path takes none (the page allocator does its own);
+ * see the any-context path's comment for its lock.
  */
 #include <linux/atomic.h>
 #include <linux/gfp.h>
+#include <linux/irq_work.h>
+#include <linux/llist.h>
 #include <linux/mm.h>
 #include <linux/module.h>
+#include <linux/nodemask.h>
+#include <linux/percpu.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <linux/string.h>
+#include <linux/workqueue.h>
 
 #include "slabx_internal.h"
 
@@ -89,3 +99,512 @@ unsigned long slabx_pages_held(void)
 {
 	return atomic_long_read(&slabx_pages_in_use);
 }
+
+/* ---- the any-context page path ---------------------------------------------- */
+
+/*
+ * slabx_try_alloc_pages() and slabx_free_pages_nolock() never spin on a
+ * lock and never sleep, so they may run anywhere: NMI, hard IRQ, under a
+ * raw spinlock, re-entered from slabx itself. The 6.12 page allocator
+ * cannot be entered that way (zone->lock is a spinning lock), so slabx
+ * keeps its own pages:
+ *
+ *  - a per-CPU stash of order-0 pages, used with IRQs off under a per-CPU
+ *    busy flag: an NMI that finds the flag set skips the stash;
+ *  - a per-node reserve of blocks of each order up to
+ *    PAGE_ALLOC_COSTLY_ORDER, under a raw spinlock that these paths only
+ *    ever trylock: a busy lock fails the call (counted), it never waits.
+ *
+ * When a reserve falls below its low watermark, an irq_work (which may be
+ * queued from any context, NMI included) queues a work item that refills
+ * every reserve up to the high watermark with GFP_KERNEL. A free that can
+ * take neither the stash nor the reserve lock goes onto a lock-free llist,
+ * drained by the same work item. Pages are zeroed when handed out.
+ *
+ * Lock order: nolock_reserve.lock is a leaf; the refill worker takes it
+ * normally (IRQs saved), the any-context paths only with trylock.
+ */
+
+#define NOLOCK_ORDERS		(PAGE_ALLOC_COSTLY_ORDER + 1)
+#define NOLOCK_STASH		8
+#define NOLOCK_WMARK_MAX	256
+
+struct nolock_stash {
+	bool busy;
+	unsigned int nr;
+	struct page *pages[NOLOCK_STASH];
+};
+
+struct nolock_reserve {
+	raw_spinlock_t lock;
+	struct list_head blocks[NOLOCK_ORDERS];
+	unsigned int nr[NOLOCK_ORDERS];
+};
+
+/* A deferred free, written into the freed block itself. */
+struct nolock_deferred {
+	struct llist_node node;
+	unsigned int order;
+};
+
+enum nolock_stat {
+	NOLOCK_STASH_HIT,
+	NOLOCK_RESERVE_HIT,
+	NOLOCK_TRYLOCK_FAIL,
+	NOLOCK_ALLOC_FAIL,
+	NOLOCK_REFILLED,
+	NOLOCK_DEFERRED,
+	NOLOCK_DRAINED,
+	NOLOCK_NR_STATS
+};
+
+static const char * const nolock_stat_names[NOLOCK_NR_STATS] = {
+	[NOLOCK_STASH_HIT]	= "stash_hit",
+	[NOLOCK_RESERVE_HIT]	= "reserve_hit",
+	[NOLOCK_TRYLOCK_FAIL]	= "trylock_fail",
+	[NOLOCK_ALLOC_FAIL]	= "alloc_fail",
+	[NOLOCK_REFILLED]	= "refilled",
+	[NOLOCK_DEFERRED]	= "deferred",
+	[NOLOCK_DRAINED]	= "drained",
+};
+
+static DEFINE_PER_CPU(struct nolock_stash, nolock_stash);
+static struct nolock_reserve **nolock_reserve;
+static atomic_long_t nolock_stats[NOLOCK_NR_STATS];
+static LLIST_HEAD(nolock_deferred);
+/* Watermarks, in blocks of order 0; order o keeps max(1, w >> o). */
+static unsigned int nolock_low = 16, nolock_high = 64;
+
+static void nolock_refill_fn(struct work_struct *work);
+static DECLARE_WORK(nolock_refill_work, nolock_refill_fn);
+
+static void nolock_kick_fn(struct irq_work *work)
+{
+	queue_work(system_unbound_wq, &nolock_refill_work);
+}
+
+static struct irq_work nolock_kick = IRQ_WORK_INIT_HARD(nolock_kick_fn);
+
+static void nolock_count(enum nolock_stat item)
+{
+	atomic_long_inc(&nolock_stats[item]);
+}
+
+static unsigned int wmark(unsigned int w, unsigned int order)
+{
+	return max(1U, w >> order);
+}
+
+static void nolock_zero(struct page *page, unsigned int order)
+{
+	memset(page_address(page), 0, PAGE_SIZE << order);
+}
+
+/* Pop an order-0 page from this CPU's stash; IRQs are off. */
+static struct page *stash_pop(void)
+{
+	struct nolock_stash *st = this_cpu_ptr(&nolock_stash);
+	struct page *page = NULL;
+
+	if (READ_ONCE(st->busy))
+		return NULL;
+	WRITE_ONCE(st->busy, true);
+	barrier();
+	if (st->nr)
+		page = st->pages[--st->nr];
+	barrier();
+	WRITE_ONCE(st->busy, false);
+	return page;
+}
+
+/* Push an order-0 page into this CPU's stash; IRQs are off. */
+static bool stash_push(struct page *page)
+{
+	struct nolock_stash *st = this_cpu_ptr(&nolock_stash);
+	bool done = false;
+
+	if (READ_ONCE(st->busy))
+		return false;
+	WRITE_ONCE(st->busy, true);
+	barrier();
+	if (st->nr < NOLOCK_STASH) {
+		st->pages[st->nr++] = page;
+		done = true;
+	}
+	barrier();
+	WRITE_ONCE(st->busy, false);
+	return done;
+}
+
+/* Take a block from node @nid's reserve, with trylock only. */
+static struct page *reserve_pop(int nid, unsigned int order)
+{
+	struct nolock_reserve *r = nolock_reserve[nid];
+	struct page *page;
+	unsigned long flags;
+	bool low;
+
+	if (!raw_spin_trylock_irqsave(&r->lock, flags)) {
+		nolock_count(NOLOCK_TRYLOCK_FAIL);
+		return NULL;
+	}
+	page = list_first_entry_or_null(&r->blocks[order], struct page, lru);
+	if (page) {
+		list_del(&page->lru);
+		r->nr[order]--;
+	}
+	low = r->nr[order] < wmark(READ_ONCE(nolock_low), order);
+	raw_spin_unlock_irqrestore(&r->lock, flags);
+	if (low)
+		irq_work_queue(&nolock_kick);
+	return page;
+}
+
+/* Give a block back to node @nid's reserve, with trylock only. */
+static bool reserve_push(int nid, struct page *page, unsigned int order)
+{
+	struct nolock_reserve *r = nolock_reserve[nid];
+	unsigned long flags;
+	bool done = false;
+
+	if (!raw_spin_trylock_irqsave(&r->lock, flags)) {
+		nolock_count(NOLOCK_TRYLOCK_FAIL);
+		return false;
+	}
+	if (r->nr[order] < wmark(READ_ONCE(nolock_high), order)) {
+		list_add(&page->lru, &r->blocks[order]);
+		r->nr[order]++;
+		done = true;
+	}
+	raw_spin_unlock_irqrestore(&r->lock, flags);
+	return done;
+}
+
+static bool nolock_args_valid(int *nid, unsigned int order)
+{
+	if (*nid == NUMA_NO_NODE)
+		*nid = numa_mem_id();
+	return order < NOLOCK_ORDERS && *nid >= 0 && *nid < nr_node_ids &&
+	       node_possible(*nid) && nolock_reserve;
+}
+
+/**
+ * slabx_try_alloc_pages() - allocate pages from any context, best effort
+ * @nid: node, or %NUMA_NO_NODE for the local one.
+ * @order: block order, up to %PAGE_ALLOC_COSTLY_ORDER.
+ *
+ * Never spins on a lock and never sleeps: takes an order-0 page from this
+ * CPU's stash, else a block from @nid's reserve if its lock is free. Fails
+ * fast, without a warning, when neither can give one, and for a larger
+ * order or an impossible node. A reserve below its low watermark is
+ * refilled soon after from a safe context.
+ *
+ * Context: any context, NMI included (on PREEMPT_RT not in NMI or hard
+ * IRQ, where it returns NULL).
+ * Return: a zeroed block of 2^@order pages, for slabx_free_pages_nolock()
+ * or __free_pages(); or NULL.
+ */
+struct page *slabx_try_alloc_pages(int nid, unsigned int order)
+{
+	struct page *page = NULL;
+	unsigned long flags;
+
+	if (IS_ENABLED(CONFIG_PREEMPT_RT) && (in_nmi() || in_hardirq()))
+		return NULL;
+	if (!nolock_args_valid(&nid, order))
+		return NULL;
+	if (!order && nid == numa_mem_id()) {
+		local_irq_save(flags);
+		page = stash_pop();
+		local_irq_restore(flags);
+		if (page)
+			nolock_count(NOLOCK_STASH_HIT);
+	}
+	if (!page) {
+		page = reserve_pop(nid, order);
+		if (page)
+			nolock_count(NOLOCK_RESERVE_HIT);
+	}
+	if (!page) {
+		nolock_count(NOLOCK_ALLOC_FAIL);
+		return NULL;
+	}
+	nolock_zero(page, order);
+	return page;
+}
+EXPORT_SYMBOL_GPL(slabx_try_alloc_pages);
+
+/**
+ * slabx_free_pages_nolock() - free pages from any context
+ * @page: a block of 2^@order pages from slabx_try_alloc_pages() or the page
+ *	allocator.
+ * @order: its order, up to %PAGE_ALLOC_COSTLY_ORDER.
+ *
+ * Never fails and never spins: the block goes to this CPU's stash or its
+ * node's reserve when they are free and have room, else onto a lock-free
+ * list that a work item drains soon after (into the reserve or the page
+ * allocator).
+ *
+ * Context: any context, NMI included.
+ */
+void slabx_free_pages_nolock(struct page *page, unsigned int order)
+{
+	struct nolock_deferred *d;
+	unsigned long flags;
+	bool done = false;
+	int nid;
+
+	if (WARN_ON_ONCE(order >= NOLOCK_ORDERS))
+		return;
+	nid = page_to_nid(page);
+	if (!order && nid == numa_mem_id()) {
+		local_irq_save(flags);
+		done = stash_push(page);
+		local_irq_restore(flags);
+	}
+	if (!done && nolock_reserve)
+		done = reserve_push(nid, page, order);
+	if (done)
+		return;
+	d = page_address(page);
+	d->order = order;
+	llist_add(&d->node, &nolock_deferred);
+	nolock_count(NOLOCK_DEFERRED);
+	irq_work_queue(&nolock_kick);
+}
+EXPORT_SYMBOL_GPL(slabx_free_pages_nolock);
+
+/* Worker: take the deferred frees, into the reserves or the allocator. */
+static void nolock_drain(void)
+{
+	struct llist_node *list = llist_del_all(&nolock_deferred);
+	struct nolock_deferred *d, *tmp;
+
+	llist_for_each_entry_safe(d, tmp, list, node) {
+		struct page *page = virt_to_page(d);
+		unsigned int order = d->order;
+		struct nolock_reserve *r = nolock_reserve[page_to_nid(page)];
+		unsigned long flags;
+		bool kept = false;
+
+		raw_spin_lock_irqsave(&r->lock, flags);
+		if (r->nr[order] < wmark(READ_ONCE(nolock_high), order)) {
+			list_add(&page->lru, &r->blocks[order]);
+			r->nr[order]++;
+			kept = true;
+		}
+		raw_spin_unlock_irqrestore(&r->lock, flags);
+		if (!kept)
+			__free_pages(page, order);
+		nolock_count(NOLOCK_DRAINED);
+	}
+}
+
+/* Worker: fill one reserve of one order up to the high watermark. */
+static void nolock_refill(int nid, unsigned int order)
+{
+	struct nolock_reserve *r = nolock_reserve[nid];
+	unsigned int high = wmark(READ_ONCE(nolock_high), order);
+	unsigned long flags;
+
+	while (READ_ONCE(r->nr[order]) < high) {
+		struct page *page;
+
+		page = alloc_pages_node(nid, GFP_KERNEL | __GFP_THISNODE |
+					__GFP_NOWARN, order);
+		if (!page)
+			return;
+		raw_spin_lock_irqsave(&r->lock, flags);
+		list_add(&page->lru, &r->blocks[order]);
+		r->nr[order]++;
+		raw_spin_unlock_irqrestore(&r->lock, flags);
+		nolock_count(NOLOCK_REFILLED);
+	}
+}
+
+static void nolock_refill_fn(struct work_struct *work)
+{
+	unsigned int order;
+	int nid;
+
+	nolock_drain();
+	for_each_node_state(nid, N_MEMORY)
+		for (order = 0; order < NOLOCK_ORDERS; order++)
+			nolock_refill(nid, order);
+}
+
+/**
+ * slabx_nolock_pages_init() - set up and fill the reserves
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int slabx_nolock_pages_init(void)
+{
+	unsigned int order;
+	int nid;
+
+	nolock_reserve = kcalloc(nr_node_ids, sizeof(*nolock_reserve),
+				 GFP_KERNEL);
+	if (!nolock_reserve)
+		return -ENOMEM;
+	for_each_node(nid) {
+		struct nolock_reserve *r = kzalloc(sizeof(*r), GFP_KERNEL);
+
+		if (!r)
+			goto fail;
+		raw_spin_lock_init(&r->lock);
+		for (order = 0; order < NOLOCK_ORDERS; order++)
+			INIT_LIST_HEAD(&r->blocks[order]);
+		nolock_reserve[nid] = r;
+	}
+	nolock_refill_fn(NULL);
+	return 0;
+fail:
+	slabx_nolock_pages_exit();
+	return -ENOMEM;
+}
+
+/**
+ * slabx_nolock_pages_exit() - give every reserved and stashed page back
+ *
+ * Context: module exit; nothing uses the any-context paths any more.
+ */
+void slabx_nolock_pages_exit(void)
+{
+	struct page *page, *tmp;
+	unsigned int order;
+	int nid, cpu;
+
+	if (!nolock_reserve)
+		return;
+	irq_work_sync(&nolock_kick);
+	cancel_work_sync(&nolock_refill_work);
+	WRITE_ONCE(nolock_high, 0);	/* the drain frees everything */
+	nolock_drain();
+	for_each_possible_cpu(cpu) {
+		struct nolock_stash *st = per_cpu_ptr(&nolock_stash, cpu);
+
+		while (st->nr)
+			__free_page(st->pages[--st->nr]);
+	}
+	for_each_node(nid) {
+		struct nolock_reserve *r = nolock_reserve[nid];
+
+		if (!r)
+			continue;
+		for (order = 0; order < NOLOCK_ORDERS; order++)
+			list_for_each_entry_safe(page, tmp, &r->blocks[order],
+						 lru)
+				__free_pages(page, order);
+		kfree(r);
+	}
+	kfree(nolock_reserve);
+	nolock_reserve = NULL;
+}
+
+/**
+ * slabx_nolock_pages_show() - the any-context page path's figures
+ * @m: debugfs file.
+ */
+void slabx_nolock_pages_show(struct seq_file *m)
+{
+	unsigned int order;
+	int i, nid;
+
+	for (i = 0; i < NOLOCK_NR_STATS; i++)
+		seq_printf(m, "%s %ld\n", nolock_stat_names[i],
+			   atomic_long_read(&nolock_stats[i]));
+	seq_printf(m, "deferred_pending %ld\n",
+		   atomic_long_read(&nolock_stats[NOLOCK_DEFERRED]) -
+		   atomic_long_read(&nolock_stats[NOLOCK_DRAINED]));
+	seq_printf(m, "low %u\nhigh %u\n", READ_ONCE(nolock_low),
+		   READ_ONCE(nolock_high));
+	for_each_node(nid) {
+		seq_printf(m, "reserve%d", nid);
+		for (order = 0; order < NOLOCK_ORDERS; order++)
+			seq_printf(m, " order%u=%u", order,
+				   READ_ONCE(nolock_reserve[nid]->nr[order]));
+		seq_putc(m, '\n');
+	}
+}
+
+/**
+ * slabx_nolock_set_watermarks() - tune the reserves
+ * @low: refill below this many order-0 blocks (order o: low >> o, >= 1).
+ * @high: refill up to this many, at most %NOLOCK_WMARK_MAX.
+ *
+ * Return: 0, or -EINVAL (with a pr_warn) unless 1 <= @low <= @high <= 256.
+ */
+int slabx_nolock_set_watermarks(unsigned int low, unsigned int high)
+{
+	if (!low || low > high || high > NOLOCK_WMARK_MAX) {
+		pr_warn("slabx: reserve watermarks %u/%u refused (1 <= low <= high <= %u)\n",
+			low, high, NOLOCK_WMARK_MAX);
+		return -EINVAL;
+	}
+	WRITE_ONCE(nolock_low, low);
+	WRITE_ONCE(nolock_high, high);
+	queue_work(system_unbound_wq, &nolock_refill_work);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(slabx_nolock_set_watermarks);
+
+/**
+ * slabx_nolock_pages_stat() - one counter of the any-context page path
+ * @name: a name as shown in debugfs (nolock_pages), or "reserve" for the
+ *	blocks held in all reserves, or "deferred_pending".
+ *
+ * For tests and tools.
+ *
+ * Return: the value, or -1 for an unknown name.
+ */
+long slabx_nolock_pages_stat(const char *name)
+{
+	unsigned int order;
+	long sum = 0;
+	int i, nid;
+
+	if (!strcmp(name, "reserve")) {
+		for_each_node(nid)
+			for (order = 0; order < NOLOCK_ORDERS; order++)
+				sum += READ_ONCE(nolock_reserve[nid]->nr[order]);
+		return sum;
+	}
+	if (!strcmp(name, "deferred_pending"))
+		return atomic_long_read(&nolock_stats[NOLOCK_DEFERRED]) -
+		       atomic_long_read(&nolock_stats[NOLOCK_DRAINED]);
+	for (i = 0; i < NOLOCK_NR_STATS; i++)
+		if (!strcmp(name, nolock_stat_names[i]))
+			return atomic_long_read(&nolock_stats[i]);
+	return -1;
+}
+EXPORT_SYMBOL_GPL(slabx_nolock_pages_stat);
+
+/**
+ * slabx_nolock_test_block() - hold the any-context paths' locks, for tests
+ *
+ * Takes this CPU's stash flag and the local node's reserve lock, as an
+ * interrupted user of the paths would hold them; slabx_nolock_test_unblock()
+ * releases both.
+ *
+ * Context: the caller keeps IRQs off (and stays on this CPU) until
+ * slabx_nolock_test_unblock().
+ */
+void slabx_nolock_test_block(void)
+	__acquires(nolock_reserve_lock)
+{
+	WRITE_ONCE(this_cpu_ptr(&nolock_stash)->busy, true);
+	raw_spin_lock(&nolock_reserve[numa_mem_id()]->lock);
+}
+EXPORT_SYMBOL_GPL(slabx_nolock_test_block);
+
+/**
+ * slabx_nolock_test_unblock() - release what slabx_nolock_test_block() took
+ */
+void slabx_nolock_test_unblock(void)
+	__releases(nolock_reserve_lock)
+{
+	raw_spin_unlock(&nolock_reserve[numa_mem_id()]->lock);
+	WRITE_ONCE(this_cpu_ptr(&nolock_stash)->busy, false);
+}
+EXPORT_SYMBOL_GPL(slabx_nolock_test_unblock);

@@ -1,0 +1,310 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit suite for slabx's any-context page path: slabx_try_alloc_pages()
+ * and slabx_free_pages_nolock() from process context, IRQs off, a raw
+ * spinlock, an hrtimer (hard IRQ), softirq and real NMIs; zeroed pages;
+ * fail-fast while the test itself holds the paths' locks; deferred frees
+ * drained; the reserve refilled from its low watermark.
+ */
+#include <kunit/test.h>
+#include <linux/delay.h>
+#include <linux/hrtimer.h>
+#include <linux/interrupt.h>
+#include <linux/irqflags.h>
+#include <linux/mm.h>
+#include <linux/spinlock.h>
+#include <linux/workqueue.h>
+#ifdef CONFIG_X86_LOCAL_APIC
+#include <asm/apic.h>
+#include <asm/nmi.h>
+#endif
+
+#include "../slabx.h"
+
+#define NOLOCK_MAX_ORDER	3
+
+/* Allocate, check zeroed, scribble, free: 0 on success, else an error. */
+static int alloc_check_free(int order)
+{
+	struct page *page = slabx_try_alloc_pages(NUMA_NO_NODE, order);
+
+	if (!page)
+		return -ENOMEM;
+	if (memchr_inv(page_address(page), 0, PAGE_SIZE << order)) {
+		slabx_free_pages_nolock(page, order);
+		return -EIO;
+	}
+	memset(page_address(page), 0x6b, PAGE_SIZE << order);
+	slabx_free_pages_nolock(page, order);
+	return 0;
+}
+
+/* Wait until the deferred frees are drained (the worker runs them). */
+static bool drained(void)
+{
+	int i;
+
+	for (i = 0; i < 200; i++) {
+		if (!slabx_nolock_pages_stat("deferred_pending"))
+			return true;
+		msleep(20);
+	}
+	return false;
+}
+
+static void zeroed_pages_every_order(struct kunit *test)
+{
+	struct page *pages[NOLOCK_MAX_ORDER + 1];
+	int order;
+
+	for (order = 0; order <= NOLOCK_MAX_ORDER; order++) {
+		KUNIT_EXPECT_EQ(test, alloc_check_free(order), 0);
+		/* Reused after the scribbling: zeroed again. */
+		KUNIT_EXPECT_EQ(test, alloc_check_free(order), 0);
+	}
+	for (order = 0; order <= NOLOCK_MAX_ORDER; order++) {
+		pages[order] = slabx_try_alloc_pages(0, order);
+		KUNIT_EXPECT_NOT_NULL(test, pages[order]);
+	}
+	for (order = 0; order <= NOLOCK_MAX_ORDER; order++)
+		if (pages[order])
+			slabx_free_pages_nolock(pages[order], order);
+	/* Refused without a warning: a costly order, an impossible node. */
+	KUNIT_EXPECT_NULL(test, slabx_try_alloc_pages(NUMA_NO_NODE,
+						      NOLOCK_MAX_ORDER + 1));
+	KUNIT_EXPECT_NULL(test, slabx_try_alloc_pages(MAX_NUMNODES, 0));
+	KUNIT_EXPECT_NULL(test, slabx_try_alloc_pages(-5, 0));
+}
+
+static DEFINE_RAW_SPINLOCK(test_raw_lock);
+
+static void irqs_off_and_raw_lock(struct kunit *test)
+{
+	unsigned long flags;
+	int err = 0, i;
+
+	local_irq_save(flags);
+	for (i = 0; i < 16 && !err; i++)
+		err = alloc_check_free(i % 2);
+	local_irq_restore(flags);
+	KUNIT_EXPECT_EQ(test, err, 0);
+
+	raw_spin_lock_irqsave(&test_raw_lock, flags);
+	for (i = 0; i < 16 && !err; i++)
+		err = alloc_check_free(i % 4);
+	raw_spin_unlock_irqrestore(&test_raw_lock, flags);
+	KUNIT_EXPECT_EQ(test, err, 0);
+}
+
+struct irq_ctx {
+	struct hrtimer timer;
+	struct tasklet_struct tasklet;
+	atomic_t ok;
+	atomic_t bad;
+	atomic_t rounds;
+};
+
+static void irq_ctx_round(struct irq_ctx *c, int order)
+{
+	if (!alloc_check_free(order))
+		atomic_inc(&c->ok);
+	else
+		atomic_inc(&c->bad);
+	atomic_inc(&c->rounds);
+}
+
+static enum hrtimer_restart hardirq_fn(struct hrtimer *timer)
+{
+	struct irq_ctx *c = container_of(timer, struct irq_ctx, timer);
+
+	if (!in_hardirq())
+		atomic_inc(&c->bad);
+	irq_ctx_round(c, atomic_read(&c->rounds) % 2);
+	if (atomic_read(&c->rounds) >= 64)
+		return HRTIMER_NORESTART;
+	hrtimer_forward_now(timer, ns_to_ktime(100 * NSEC_PER_USEC));
+	return HRTIMER_RESTART;
+}
+
+static void softirq_fn(struct tasklet_struct *t)
+{
+	struct irq_ctx *c = from_tasklet(c, t, tasklet);
+
+	if (!in_softirq())
+		atomic_inc(&c->bad);
+	irq_ctx_round(c, 1);
+}
+
+static void hardirq_and_softirq(struct kunit *test)
+{
+	struct irq_ctx *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+	int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	hrtimer_init(&c->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
+	c->timer.function = hardirq_fn;
+	hrtimer_start(&c->timer, ns_to_ktime(100 * NSEC_PER_USEC),
+		      HRTIMER_MODE_REL_HARD);
+	for (i = 0; i < 200 && atomic_read(&c->rounds) < 64; i++)
+		msleep(20);
+	hrtimer_cancel(&c->timer);
+	KUNIT_EXPECT_GE(test, atomic_read(&c->rounds), 64);
+
+	tasklet_setup(&c->tasklet, softirq_fn);
+	for (i = 0; i < 16; i++) {
+		tasklet_schedule(&c->tasklet);
+		msleep(20);
+	}
+	tasklet_kill(&c->tasklet);
+	KUNIT_EXPECT_EQ(test, atomic_read(&c->bad), 0);
+	KUNIT_EXPECT_GT(test, atomic_read(&c->ok), 64);
+	KUNIT_EXPECT_TRUE(test, drained());
+}
+
+/* The reserve falls below its low watermark and the worker refills it. */
+static void watermark_refill(struct kunit *test)
+{
+	struct page *pages[64];
+	long before, low;
+	int i, n = 0, tries;
+
+	KUNIT_ASSERT_EQ(test, slabx_nolock_set_watermarks(8, 16), 0);
+	KUNIT_EXPECT_TRUE(test, drained());
+	msleep(100);			/* the worker filled up to 16 */
+	before = slabx_nolock_pages_stat("refilled");
+	for (i = 0; i < ARRAY_SIZE(pages); i++) {
+		pages[n] = slabx_try_alloc_pages(NUMA_NO_NODE, 0);
+		if (pages[n])
+			n++;
+	}
+	KUNIT_EXPECT_GT(test, n, 0);
+	/* Pages, not scribbled: back to the page allocator directly. */
+	for (i = 0; i < n; i++)
+		__free_pages(pages[i], 0);
+	for (tries = 0; tries < 100; tries++) {
+		if (slabx_nolock_pages_stat("refilled") > before)
+			break;
+		msleep(20);
+	}
+	KUNIT_EXPECT_GT(test, slabx_nolock_pages_stat("refilled"), before);
+	low = slabx_nolock_pages_stat("reserve");
+	KUNIT_EXPECT_GT(test, low, 0L);
+	/* Bad watermarks are refused. */
+	KUNIT_EXPECT_EQ(test, slabx_nolock_set_watermarks(0, 16), -EINVAL);
+	KUNIT_EXPECT_EQ(test, slabx_nolock_set_watermarks(9, 8), -EINVAL);
+	KUNIT_EXPECT_EQ(test, slabx_nolock_set_watermarks(8, 100000), -EINVAL);
+	KUNIT_EXPECT_EQ(test, slabx_nolock_set_watermarks(16, 64), 0);
+}
+
+#ifdef CONFIG_X86_LOCAL_APIC
+
+static atomic_t nmi_expected, nmi_ok, nmi_fail;
+static struct page *nmi_page;
+static bool nmi_free_page;
+
+static int nolock_nmi(unsigned int cmd, struct pt_regs *regs)
+{
+	struct page *page;
+
+	if (atomic_add_unless(&nmi_expected, -1, 0) == 0)
+		return NMI_DONE;
+	if (READ_ONCE(nmi_free_page)) {
+		slabx_free_pages_nolock(READ_ONCE(nmi_page), 0);
+		WRITE_ONCE(nmi_free_page, false);
+		return NMI_HANDLED;
+	}
+	page = slabx_try_alloc_pages(NUMA_NO_NODE, 0);
+	if (!page) {
+		atomic_inc(&nmi_fail);
+		return NMI_HANDLED;
+	}
+	if (memchr_inv(page_address(page), 0, PAGE_SIZE))
+		atomic_inc(&nmi_fail);
+	else
+		atomic_inc(&nmi_ok);
+	slabx_free_pages_nolock(page, 0);
+	return NMI_HANDLED;
+}
+
+/* Raise an NMI on this CPU and wait until the handler ran. */
+static void nmi_self(void)
+{
+	int i;
+
+	atomic_inc(&nmi_expected);
+	apic->send_IPI_self(NMI_VECTOR);
+	/* It is taken at once; IRQs may be off here, so no sleeping. */
+	for (i = 0; i < 10000000 && atomic_read(&nmi_expected); i++)
+		cpu_relax();
+}
+
+static void from_nmi(struct kunit *test)
+{
+	unsigned long flags;
+	long deferred;
+	int i;
+
+	atomic_set(&nmi_ok, 0);
+	atomic_set(&nmi_fail, 0);
+	KUNIT_ASSERT_EQ(test, register_nmi_handler(NMI_LOCAL, nolock_nmi, 0,
+						   "slabx_nolock_test"), 0);
+	for (i = 0; i < 32; i++)
+		nmi_self();
+	KUNIT_EXPECT_EQ(test, atomic_read(&nmi_ok), 32);
+	KUNIT_EXPECT_EQ(test, atomic_read(&nmi_fail), 0);
+
+	/*
+	 * Fail fast: with this CPU's stash flag and the node's reserve lock
+	 * held by the interrupted code, an NMI's allocation returns NULL
+	 * and its free is deferred; the interrupted code goes on.
+	 */
+	atomic_set(&nmi_ok, 0);
+	nmi_page = alloc_page(GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, nmi_page);
+	deferred = slabx_nolock_pages_stat("deferred");
+	local_irq_save(flags);
+	slabx_nolock_test_block();
+	nmi_self();			/* allocation: must fail */
+	WRITE_ONCE(nmi_free_page, true);
+	nmi_self();			/* free: must be deferred */
+	slabx_nolock_test_unblock();
+	local_irq_restore(flags);
+	KUNIT_EXPECT_EQ(test, atomic_read(&nmi_ok), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&nmi_fail), 1);
+	KUNIT_EXPECT_EQ(test, slabx_nolock_pages_stat("deferred"),
+			deferred + 1);
+	KUNIT_EXPECT_TRUE(test, drained());
+
+	/* The same with the locks free: it succeeds. */
+	nmi_self();
+	KUNIT_EXPECT_EQ(test, atomic_read(&nmi_ok), 1);
+	unregister_nmi_handler(NMI_LOCAL, "slabx_nolock_test");
+}
+
+#else
+
+static void from_nmi(struct kunit *test)
+{
+	kunit_skip(test, "needs x86 local APIC NMIs");
+}
+
+#endif
+
+static struct kunit_case slabx_nolock_cases[] = {
+	KUNIT_CASE(zeroed_pages_every_order),
+	KUNIT_CASE(irqs_off_and_raw_lock),
+	KUNIT_CASE(hardirq_and_softirq),
+	KUNIT_CASE(watermark_refill),
+	KUNIT_CASE(from_nmi),
+	{}
+};
+
+static struct kunit_suite slabx_nolock_suite = {
+	.name = "slabx_nolock_pages",
+	.test_cases = slabx_nolock_cases,
+};
+
+kunit_test_suite(slabx_nolock_suite);
+
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("KUnit tests of slabx's any-context page path");
