@@ -218,3 +218,35 @@ void barn_occupancy(struct slabx_barn *barn, unsigned int *nr_full,
 	*nr_empty = barn->nr_empty;
 	raw_spin_unlock_irqrestore(&barn->lock, flags);
 }
+
+/**
+ * barn_try_exchange() - trade a sheaf with the barn, trylock only
+ * @barn: the barn.
+ * @sheaf: an empty sheaf to trade for a full one, or a full one to trade
+ *	for an empty one.
+ *
+ * For the any-context paths: never spins on the lock.
+ *
+ * Return: the sheaf obtained, or NULL (the lock was busy, or the barn had
+ * none to give or no room) and @sheaf stays the caller's.
+ */
+struct slabx_sheaf *barn_try_exchange(struct slabx_barn *barn,
+				      struct slabx_sheaf *sheaf)
+{
+	struct slabx_sheaf *got = NULL;
+	unsigned long flags;
+
+	if (!raw_spin_trylock_irqsave(&barn->lock, flags))
+		return NULL;
+	if (!sheaf->size) {
+		got = take(&barn->full, &barn->nr_full);
+		if (got)
+			put(sheaf, &barn->empty, &barn->nr_empty);
+	} else if (barn->nr_full < SLABX_BARN_MAX_FULL) {
+		got = take(&barn->empty, &barn->nr_empty);
+		if (got)
+			put(sheaf, &barn->full, &barn->nr_full);
+	}
+	raw_spin_unlock_irqrestore(&barn->lock, flags);
+	return got;
+}

@@ -82,6 +82,12 @@ const char * const slabx_stat_names[SLABX_NR_STATS] = {
 	[SLABX_RCU_SHEAF_TO_BARN]	= "rcu_sheaf_to_barn",
 	[SLABX_RCU_SHEAF_FLUSHED]	= "rcu_sheaf_flushed",
 	[SLABX_RCU_CALL]		= "rcu_call",
+	[SLABX_ALLOC_NOLOCK]		= "alloc_nolock",
+	[SLABX_ALLOC_NOLOCK_FAIL]	= "alloc_nolock_fail",
+	[SLABX_FREE_NOLOCK]		= "free_nolock",
+	[SLABX_FREE_NOLOCK_DEFERRED]	= "free_nolock_deferred",
+	[SLABX_FREE_NOLOCK_DRAINED]	= "free_nolock_drained",
+	[SLABX_NOLOCK_TRYLOCK_FAIL]	= "nolock_trylock_fail",
 };
 
 /* ---- object and slab geometry ------------------------------------------ */
@@ -209,11 +215,12 @@ static void slab_build_freelist(struct slabx_cache *s, struct slabx_slab *slab)
  * that node if at all possible; the slab belongs to the node its pages are
  * really on.
  */
+static struct slabx_slab *slab_init(struct slabx_cache *s, struct page *page);
+
 static struct slabx_slab *slab_new(struct slabx_cache *s, gfp_t gfp, int nid,
 				   bool exact_node)
 {
 	struct page *page = NULL;
-	struct slabx_slab *slab;
 
 	if (exact_node)
 		page = slabx_pages_alloc(nid, gfp | __GFP_THISNODE, s->order);
@@ -221,8 +228,14 @@ static struct slabx_slab *slab_new(struct slabx_cache *s, gfp_t gfp, int nid,
 		page = slabx_pages_alloc(nid, gfp, s->order);
 	if (!page)
 		return NULL;
+	return slab_init(s, page);
+}
 
-	slab = page_address(page);
+/* Make a block of pages a slab of @s, with every object free. */
+static struct slabx_slab *slab_init(struct slabx_cache *s, struct page *page)
+{
+	struct slabx_slab *slab = page_address(page);
+
 	INIT_LIST_HEAD(&slab->list);
 	slab->cache = s;
 	slab->inuse = 0;
@@ -509,6 +522,106 @@ unsigned int slabx_slab_fill(struct slabx_cache *s, gfp_t gfp, int nid,
 		got += slab_take_new(s, slab, p + got, nr - got);
 	}
 	return got;
+}
+
+/* ---- the any-context slab path (trylock only) ------------------------------- */
+
+/**
+ * slabx_slab_trytake() - take one object from a node's slabs, trylock only
+ * @s: the cache.
+ * @nid: the node.
+ *
+ * Context: any, NMI included.
+ * Return: an object, or NULL when the node lock is busy or no slab has one.
+ */
+void *slabx_slab_trytake(struct slabx_cache *s, int nid)
+{
+	struct slabx_node *n = s->node[nid];
+	unsigned long flags;
+	void *obj = NULL;
+
+	if (!raw_spin_trylock_irqsave(&n->lock, flags)) {
+		slabx_stat_inc(s, SLABX_NOLOCK_TRYLOCK_FAIL);
+		return NULL;
+	}
+	node_take(s, n, &obj, 1);
+	raw_spin_unlock_irqrestore(&n->lock, flags);
+	return obj;
+}
+
+/**
+ * slabx_slab_trynew() - make a slab from the any-context page path and take
+ *	one object of it
+ * @s: a cache without a constructor (which might not be NMI-safe) and with
+ *	slabs of at most PAGE_ALLOC_COSTLY_ORDER.
+ * @nid: the node.
+ *
+ * Context: any, NMI included.
+ * Return: an object, or NULL.
+ */
+void *slabx_slab_trynew(struct slabx_cache *s, int nid)
+{
+	struct slabx_node *n = s->node[nid];
+	struct slabx_slab *slab;
+	unsigned long flags;
+	struct page *page;
+	void *obj = NULL;
+
+	if (s->ctor || s->order > PAGE_ALLOC_COSTLY_ORDER)
+		return NULL;
+	page = slabx_try_alloc_pages(nid, s->order);
+	if (!page)
+		return NULL;
+	slabx_pages_account(s->order, 1);
+	slab = slab_init(s, page);
+	n = s->node[slab->nid];
+	if (!raw_spin_trylock_irqsave(&n->lock, flags)) {
+		slabx_stat_inc(s, SLABX_NOLOCK_TRYLOCK_FAIL);
+		slab->magic = 0;
+		slabx_pages_account(s->order, -1);
+		slabx_free_pages_nolock(page, s->order);
+		return NULL;
+	}
+	node_add_slab(s, n, slab);
+	node_take(s, n, &obj, 1);
+	raw_spin_unlock_irqrestore(&n->lock, flags);
+	return obj;
+}
+
+/**
+ * slabx_slab_tryput() - put an object back into its slab, trylock only
+ * @s: the cache.
+ * @slab: the slab of @obj.
+ * @obj: the object.
+ *
+ * A slab that becomes free beyond the node's keep limit goes back through
+ * slabx_free_pages_nolock().
+ *
+ * Context: any, NMI included.
+ * Return: false when the node lock is busy (nothing was done).
+ */
+bool slabx_slab_tryput(struct slabx_cache *s, struct slabx_slab *slab,
+		       void *obj)
+{
+	struct slabx_node *n = s->node[slab->nid];
+	struct slabx_slab *tmp;
+	unsigned long flags;
+	LIST_HEAD(discard);
+
+	if (!raw_spin_trylock_irqsave(&n->lock, flags)) {
+		slabx_stat_inc(s, SLABX_NOLOCK_TRYLOCK_FAIL);
+		return false;
+	}
+	node_put(s, n, slab, obj, &discard);
+	raw_spin_unlock_irqrestore(&n->lock, flags);
+	list_for_each_entry_safe(slab, tmp, &discard, list) {
+		list_del(&slab->list);
+		slab->magic = 0;
+		slabx_pages_account(s->order, -1);
+		slabx_free_pages_nolock(virt_to_page(slab_base(slab)), s->order);
+		slabx_stat_inc(s, SLABX_SLAB_DISCARD);
+	}
+	return true;
 }
 
 /**
@@ -1110,6 +1223,7 @@ static struct slabx_cache *cache_new(const char *name, unsigned int size,
 	s->flags = args->flags | (debug ? SLABX_DEBUG : 0);
 	s->ctor = args->ctor;
 	mutex_init(&s->rcu_barrier_mutex);
+	slabx_nolock_cache_init(s);
 	cache_set_geometry(s, size, args->align);
 	/*
 	 * Frees into a sheaf cannot be checked: debug caches go without.
@@ -1258,6 +1372,7 @@ int slabx_cache_destroy(struct slabx_cache *s)
 	if (!s)
 		return 0;
 	might_sleep();
+	slabx_nolock_cache_destroy(s);
 	slabx_rcu_barrier(s);
 	mutex_lock(&slabx_caches_mutex);
 	list_del(&s->list);

@@ -104,6 +104,12 @@ struct slabx_cache_args {
  * @SLABX_RCU_SHEAF_TO_BARN: of those, stored in a barn as full afterwards.
  * @SLABX_RCU_SHEAF_FLUSHED: of those, flushed to the slabs afterwards.
  * @SLABX_RCU_CALL: call_rcu() invocations.
+ * @SLABX_ALLOC_NOLOCK: objects handed out by slabx_alloc_nolock().
+ * @SLABX_ALLOC_NOLOCK_FAIL: slabx_alloc_nolock() calls that returned NULL.
+ * @SLABX_FREE_NOLOCK: objects given to slabx_free_nolock().
+ * @SLABX_FREE_NOLOCK_DEFERRED: of those, deferred (no path could be taken).
+ * @SLABX_FREE_NOLOCK_DRAINED: deferred objects freed since.
+ * @SLABX_NOLOCK_TRYLOCK_FAIL: busy locks met by the any-context paths.
  * @SLABX_NR_STATS: number of counters.
  */
 enum slabx_stat_item {
@@ -140,6 +146,12 @@ enum slabx_stat_item {
 	SLABX_RCU_SHEAF_TO_BARN,
 	SLABX_RCU_SHEAF_FLUSHED,
 	SLABX_RCU_CALL,
+	SLABX_ALLOC_NOLOCK,
+	SLABX_ALLOC_NOLOCK_FAIL,
+	SLABX_FREE_NOLOCK,
+	SLABX_FREE_NOLOCK_DEFERRED,
+	SLABX_FREE_NOLOCK_DRAINED,
+	SLABX_NOLOCK_TRYLOCK_FAIL,
 	SLABX_NR_STATS
 };
 
@@ -199,6 +211,8 @@ void slabx_return_sheaf(struct slabx_cache *s, gfp_t gfp,
 			struct slabx_sheaf *sheaf);
 unsigned int slabx_sheaf_size(struct slabx_sheaf *sheaf);
 
+void *slabx_alloc_nolock(struct slabx_cache *s, gfp_t gfp);
+void slabx_free_nolock(struct slabx_cache *s, void *obj);
 struct page *slabx_try_alloc_pages(int nid, unsigned int order);
 void slabx_free_pages_nolock(struct page *page, unsigned int order);
 int slabx_nolock_set_watermarks(unsigned int low, unsigned int high);
@@ -216,6 +230,8 @@ void slabx_fault_inject_pages(int nr);
 void slabx_fault_inject_rcu_sheaf(int nr);
 void slabx_nolock_test_block(void);
 void slabx_nolock_test_unblock(void);
+void slabx_nolock_test_block_cache(struct slabx_cache *s);
+void slabx_nolock_test_unblock_cache(struct slabx_cache *s);
 unsigned long slabx_shrink_all(void);
 
 #endif /* _SLABX_H */

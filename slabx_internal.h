@@ -6,6 +6,8 @@
 #define _SLABX_INTERNAL_H
 
 #include <linux/atomic.h>
+#include <linux/irq_work.h>
+#include <linux/llist.h>
 #include <linux/list.h>
 #include <linux/mm_types.h>
 #include <linux/mutex.h>
@@ -203,6 +205,8 @@ struct slabx_stats {
  *	opened and not yet freed.
  * @rcu_barrier_mutex: serialises slabx_rcu_barrier() calls.
  * @pool: in pool mode, the objects' pool; NULL otherwise.
+ * @nolock_deferred: objects slabx_free_nolock() could not free at once.
+ * @nolock_work: frees @nolock_deferred from a safe context.
  * @list: on slabx_caches (or slabx_zombies after a leaky destroy).
  * @debugfs: the cache's debugfs directory.
  */
@@ -227,6 +231,8 @@ struct slabx_cache {
 	atomic_t rcu_inflight[2];
 	struct mutex rcu_barrier_mutex;	/* serialises slabx_rcu_barrier() */
 	struct slabx_objpool_head *pool;
+	struct llist_head nolock_deferred;
+	struct irq_work nolock_work;
 	struct list_head list;
 	struct dentry *debugfs;
 };
@@ -276,6 +282,10 @@ void slabx_slab_discard_list(struct slabx_cache *s, struct list_head *list);
 size_t slabx_slab_flush(struct slabx_cache *s, void **p, size_t nr);
 bool slabx_slab_defer_rcu(struct slabx_cache *s, struct slabx_slab *slab,
 			  void *obj);
+void *slabx_slab_trytake(struct slabx_cache *s, int nid);
+void *slabx_slab_trynew(struct slabx_cache *s, int nid);
+bool slabx_slab_tryput(struct slabx_cache *s, struct slabx_slab *slab,
+		       void *obj);
 
 /* barn.c */
 void barn_init(struct slabx_barn *barn);
@@ -287,6 +297,8 @@ struct slabx_sheaf *barn_exchange_empty(struct slabx_barn *barn,
 					struct slabx_sheaf *empty);
 struct slabx_sheaf *barn_exchange_full(struct slabx_barn *barn,
 				       struct slabx_sheaf *full);
+struct slabx_sheaf *barn_try_exchange(struct slabx_barn *barn,
+				      struct slabx_sheaf *sheaf);
 bool barn_has_room_for_full(struct slabx_barn *barn);
 void barn_take_all(struct slabx_barn *barn, struct list_head *full,
 		   struct list_head *empty);
@@ -417,6 +429,10 @@ static __always_inline bool sheaves_free(struct slabx_cache *s,
 	return done;
 }
 
+/* nolock.c */
+void slabx_nolock_cache_init(struct slabx_cache *s);
+void slabx_nolock_cache_destroy(struct slabx_cache *s);
+
 /* rcu_free.c */
 unsigned int slabx_rcu_open(struct slabx_cache *s);
 void slabx_rcu_put(struct slabx_cache *s, unsigned int epoch);
@@ -439,6 +455,7 @@ struct page *slabx_pages_alloc(int nid, gfp_t gfp, unsigned int order);
 void slabx_pages_free(struct page *page, unsigned int order);
 unsigned long slabx_pages_held(void);
 int slabx_fault_injected_pages(void);
+void slabx_pages_account(unsigned int order, long nr);
 int slabx_nolock_pages_init(void);
 void slabx_nolock_pages_exit(void);
 struct seq_file;

@@ -91,6 +91,17 @@ void slabx_pages_free(struct page *page, unsigned int order)
 }
 
 /**
+ * slabx_pages_account() - count slab pages that came from elsewhere
+ * @order: block order.
+ * @nr: blocks, 1 when a slab is made of a block of the any-context path,
+ *	-1 when it goes back there.
+ */
+void slabx_pages_account(unsigned int order, long nr)
+{
+	atomic_long_add(nr << order, &slabx_pages_in_use);
+}
+
+/**
  * slabx_pages_held() - pages that slabx holds from the page allocator
  *
  * Return: the number of pages, over all caches and nodes.

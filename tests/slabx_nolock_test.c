@@ -4,7 +4,8 @@
  * and slabx_free_pages_nolock() from process context, IRQs off, a raw
  * spinlock, an hrtimer (hard IRQ), softirq and real NMIs; zeroed pages;
  * fail-fast while the test itself holds the paths' locks; deferred frees
- * drained; the reserve refilled from its low watermark.
+ * drained; the reserve refilled from its low watermark. The same for
+ * objects: slabx_alloc_nolock() and slabx_free_nolock().
  */
 #include <kunit/test.h>
 #include <linux/delay.h>
@@ -290,12 +291,148 @@ static void from_nmi(struct kunit *test)
 
 #endif
 
+/* ---- objects ---------------------------------------------------------------- */
+
+static struct slabx_cache *nolock_cache(struct kunit *test, const char *name)
+{
+	struct slabx_cache_args args = { .sheaf_capacity = 8 };
+	struct slabx_cache *s = slabx_cache_create(name, 128, &args);
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, s);
+	return s;
+}
+
+/* Wait until a cache's deferred frees were drained. */
+static bool cache_drained(struct slabx_cache *s)
+{
+	int i;
+
+	for (i = 0; i < 200; i++) {
+		if (slabx_cache_stat(s, SLABX_FREE_NOLOCK_DEFERRED) ==
+		    slabx_cache_stat(s, SLABX_FREE_NOLOCK_DRAINED))
+			return true;
+		msleep(20);
+	}
+	return false;
+}
+
+static void objects_any_context(struct kunit *test)
+{
+	struct slabx_cache *s = nolock_cache(test, "kunit-nolock");
+	void *o[64];
+	unsigned long flags;
+	int i;
+
+	/* A new cache: the slabs come from the any-context page path. */
+	local_irq_save(flags);
+	for (i = 0; i < 64; i++)
+		o[i] = slabx_alloc_nolock(s, __GFP_ZERO);
+	local_irq_restore(flags);
+	for (i = 0; i < 64; i++) {
+		KUNIT_ASSERT_NOT_NULL(test, o[i]);
+		KUNIT_EXPECT_NULL(test, memchr_inv(o[i], 0, 128));
+		memset(o[i], 0x5a, 128);
+	}
+	raw_spin_lock_irqsave(&test_raw_lock, flags);
+	for (i = 0; i < 64; i++)
+		slabx_free_nolock(s, o[i]);
+	raw_spin_unlock_irqrestore(&test_raw_lock, flags);
+	KUNIT_EXPECT_EQ(test, slabx_cache_stat(s, SLABX_ALLOC_NOLOCK), 64UL);
+	KUNIT_EXPECT_EQ(test, slabx_cache_stat(s, SLABX_FREE_NOLOCK), 64UL);
+	/* Only __GFP_ZERO is allowed. */
+	KUNIT_EXPECT_NULL(test, slabx_alloc_nolock(s, GFP_KERNEL));
+	KUNIT_EXPECT_EQ(test, slabx_cache_stat(s, SLABX_ALLOC_NOLOCK_FAIL), 1UL);
+	KUNIT_EXPECT_TRUE(test, cache_drained(s));
+	KUNIT_EXPECT_EQ(test, slabx_cache_stat(s, SLABX_ALLOC),
+			slabx_cache_stat(s, SLABX_FREE));
+	KUNIT_EXPECT_EQ(test, slabx_cache_destroy(s), 0);
+}
+
+#ifdef CONFIG_X86_LOCAL_APIC
+
+static struct slabx_cache *nmi_cache;
+static void *nmi_obj;
+static atomic_t nmi_obj_ok, nmi_obj_null;
+
+static int nolock_obj_nmi(unsigned int cmd, struct pt_regs *regs)
+{
+	void *obj;
+
+	if (atomic_add_unless(&nmi_expected, -1, 0) == 0)
+		return NMI_DONE;
+	if (READ_ONCE(nmi_free_page)) {
+		slabx_free_nolock(nmi_cache, READ_ONCE(nmi_obj));
+		WRITE_ONCE(nmi_free_page, false);
+		return NMI_HANDLED;
+	}
+	obj = slabx_alloc_nolock(nmi_cache, __GFP_ZERO);
+	if (!obj) {
+		atomic_inc(&nmi_obj_null);
+		return NMI_HANDLED;
+	}
+	atomic_inc(&nmi_obj_ok);
+	slabx_free_nolock(nmi_cache, obj);
+	return NMI_HANDLED;
+}
+
+/*
+ * Objects from real NMIs; then, with this CPU's sheaves, the node's slab
+ * lock and the page path's locks held by the interrupted code, the NMI's
+ * allocation fails fast and its free is deferred; then it works again.
+ */
+static void objects_from_nmi(struct kunit *test)
+{
+	unsigned long flags;
+	int i;
+
+	nmi_cache = nolock_cache(test, "kunit-nolock-nmi");
+	atomic_set(&nmi_obj_ok, 0);
+	atomic_set(&nmi_obj_null, 0);
+	KUNIT_ASSERT_EQ(test, register_nmi_handler(NMI_LOCAL, nolock_obj_nmi,
+						   0, "slabx_nolock_obj"), 0);
+	for (i = 0; i < 32; i++)
+		nmi_self();
+	KUNIT_EXPECT_EQ(test, atomic_read(&nmi_obj_ok), 32);
+
+	nmi_obj = slabx_alloc(nmi_cache, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, nmi_obj);
+	local_irq_save(flags);
+	slabx_nolock_test_block_cache(nmi_cache);
+	nmi_self();
+	WRITE_ONCE(nmi_free_page, true);
+	nmi_self();
+	slabx_nolock_test_unblock_cache(nmi_cache);
+	local_irq_restore(flags);
+	KUNIT_EXPECT_EQ(test, atomic_read(&nmi_obj_null), 1);
+	KUNIT_EXPECT_EQ(test,
+			slabx_cache_stat(nmi_cache, SLABX_FREE_NOLOCK_DEFERRED),
+			1UL);
+	KUNIT_EXPECT_TRUE(test, cache_drained(nmi_cache));
+	nmi_self();
+	KUNIT_EXPECT_EQ(test, atomic_read(&nmi_obj_ok), 33);
+	unregister_nmi_handler(NMI_LOCAL, "slabx_nolock_obj");
+	KUNIT_EXPECT_EQ(test, slabx_cache_stat(nmi_cache, SLABX_ALLOC),
+			slabx_cache_stat(nmi_cache, SLABX_FREE));
+	KUNIT_EXPECT_EQ(test, slabx_cache_destroy(nmi_cache), 0);
+}
+
+#else
+
+static void objects_from_nmi(struct kunit *test)
+{
+	kunit_skip(test, "needs x86 local APIC NMIs");
+}
+
+#endif
+
 static struct kunit_case slabx_nolock_cases[] = {
 	KUNIT_CASE(zeroed_pages_every_order),
 	KUNIT_CASE(irqs_off_and_raw_lock),
 	KUNIT_CASE(hardirq_and_softirq),
 	KUNIT_CASE(watermark_refill),
 	KUNIT_CASE(from_nmi),
+	KUNIT_CASE(objects_any_context),
+	KUNIT_CASE(objects_from_nmi),
 	{}
 };
 

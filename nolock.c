@@ -1,0 +1,255 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * slabx any-context objects: slabx_alloc_nolock() and slabx_free_nolock().
+ *
+ * Callable from any context, NMI included: they never spin on a lock and
+ * never sleep. An allocation tries this CPU's sheaves under their
+ * re-entrancy flag (main, a non-empty spare, a trylocked barn exchange),
+ * then a trylocked take from the node's slabs, then a new slab from the
+ * any-context page path (slabx_try_alloc_pages()) added under a trylocked
+ * node lock; on any busy lock it fails fast with NULL. A free never fails:
+ * the sheaves, or a trylocked put into the slab; else the object goes onto
+ * the cache's lock-free list (linked through its free-pointer word) and an
+ * irq_work frees it with slabx_free() soon after. Pool-mode caches pop and
+ * push their objpool, which is NMI-safe by itself.
+ *
+ * On PREEMPT_RT, in NMI or hard IRQ, allocation returns NULL at once and
+ * frees are always deferred: there even raw locks are not to be touched
+ * by code that may have interrupted their holder on RT's terms.
+ *
+ * Lock order: per-CPU sheaves (flag) -> barn->lock or node->lock; here
+ * only ever taken with trylock.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/irq_work.h>
+#include <linux/llist.h>
+#include <linux/module.h>
+#include <linux/preempt.h>
+
+#include "slabx_internal.h"
+
+static bool nolock_context_ok(void)
+{
+	return !IS_ENABLED(CONFIG_PREEMPT_RT) || !(in_nmi() || in_hardirq());
+}
+
+/* An object of this CPU's sheaves, without taking any lock but trylocks. */
+static void *sheaves_alloc_nolock(struct slabx_cache *s)
+{
+	struct slabx_cpu_sheaves *pcs = pcs_lock(s);
+	struct slabx_sheaf *full;
+	void *obj = NULL;
+
+	if (!pcs)
+		return NULL;
+	if (!pcs->main->size && pcs->spare && pcs->spare->size)
+		swap(pcs->main, pcs->spare);
+	if (!pcs->main->size) {
+		full = barn_try_exchange(slabx_local_barn(s), pcs->main);
+		if (full)
+			pcs->main = full;
+	}
+	if (pcs->main->size)
+		obj = pcs->main->objects[--pcs->main->size];
+	pcs_unlock(pcs);
+	return obj;
+}
+
+/* Free into this CPU's sheaves with trylocks only. Return: done. */
+static bool sheaves_free_nolock(struct slabx_cache *s,
+				struct slabx_slab *slab, void *obj)
+{
+	struct slabx_cpu_sheaves *pcs = pcs_lock(s);
+	struct slabx_sheaf *empty;
+	bool done = false;
+
+	if (!pcs)
+		return false;
+	if (slab->nid != numa_mem_id())
+		goto out;
+	if (pcs->main->size == pcs->main->capacity && pcs->spare &&
+	    !pcs->spare->size)
+		swap(pcs->main, pcs->spare);
+	if (pcs->main->size == pcs->main->capacity) {
+		empty = barn_try_exchange(slabx_local_barn(s), pcs->main);
+		if (empty)
+			pcs->main = empty;
+	}
+	if (pcs->main->size < pcs->main->capacity) {
+		pcs->main->objects[pcs->main->size++] = obj;
+		done = true;
+	}
+out:
+	pcs_unlock(pcs);
+	return done;
+}
+
+static void *cache_alloc_nolock(struct slabx_cache *s)
+{
+	int nid = numa_mem_id();
+	void *obj = NULL;
+
+	if (s->pool)
+		return slabx_objpool_pop(s->pool);
+	if (s->cpu_sheaves)
+		obj = sheaves_alloc_nolock(s);
+	if (!obj)
+		obj = slabx_slab_trytake(s, nid);
+	if (!obj)
+		obj = slabx_slab_trynew(s, nid);
+	return obj;
+}
+
+/**
+ * slabx_alloc_nolock() - allocate an object from any context
+ * @s: the cache.
+ * @gfp: 0 or %__GFP_ZERO; anything else is refused (pr_warn, NULL).
+ *
+ * Best effort: never spins on a lock and never sleeps, so it fails fast
+ * with NULL when the paths it may take are busy or empty. A cache with a
+ * constructor gets no new slab here (the constructor might not be
+ * NMI-safe).
+ *
+ * Context: any context, NMI included (on PREEMPT_RT not in NMI or hard
+ * IRQ, where it returns NULL).
+ * Return: the object, or NULL (counted in alloc_nolock_fail).
+ */
+void *slabx_alloc_nolock(struct slabx_cache *s, gfp_t gfp)
+{
+	void *obj = NULL;
+
+	if (unlikely(gfp & ~__GFP_ZERO))
+		pr_warn_ratelimited("%s: %s() with gfp %#x refused: only __GFP_ZERO\n",
+				    s->name, __func__, (__force unsigned int)gfp);
+	else if (nolock_context_ok())
+		obj = cache_alloc_nolock(s);
+	if (!obj) {
+		slabx_stat_inc(s, SLABX_ALLOC_NOLOCK_FAIL);
+		return NULL;
+	}
+	if (gfp & __GFP_ZERO)
+		memset(obj, 0, s->object_size);
+	slabx_stat_inc(s, SLABX_ALLOC_NOLOCK);
+	slabx_stat_inc(s, SLABX_ALLOC);
+	return obj;
+}
+EXPORT_SYMBOL_GPL(slabx_alloc_nolock);
+
+/* Free without waiting; false when every path was busy. */
+static bool cache_free_nolock(struct slabx_cache *s, struct slabx_slab *slab,
+			      void *obj)
+{
+	if (!nolock_context_ok())
+		return false;
+	if (s->cpu_sheaves && sheaves_free_nolock(s, slab, obj))
+		return true;
+	return slabx_slab_tryput(s, slab, obj);
+}
+
+/**
+ * slabx_free_nolock() - free an object from any context
+ * @s: the cache it was allocated from.
+ * @obj: the object, or NULL (nothing is done).
+ *
+ * Never fails and never spins: when neither this CPU's sheaves nor the
+ * object's slab can be had at once, the object is deferred and freed soon
+ * after by an irq_work. Refuses foreign pointers as slabx_free() does.
+ *
+ * Context: any context, NMI included.
+ */
+void slabx_free_nolock(struct slabx_cache *s, void *obj)
+{
+	struct slabx_slab *slab;
+
+	if (!obj)
+		return;
+	slabx_stat_inc(s, SLABX_FREE_NOLOCK);
+	if (s->pool) {
+		slabx_pool_cache_free(s, obj);
+		return;
+	}
+	slab = slabx_obj_slab(s, obj);
+	if (!slab)
+		return;
+	if (cache_free_nolock(s, slab, obj)) {
+		slabx_stat_inc(s, SLABX_FREE);
+		return;
+	}
+	llist_add(obj + s->fp_offset, &s->nolock_deferred);
+	slabx_stat_inc(s, SLABX_FREE_NOLOCK_DEFERRED);
+	irq_work_queue(&s->nolock_work);
+}
+EXPORT_SYMBOL_GPL(slabx_free_nolock);
+
+/* Free the deferred objects, in a context where slabx_free() may run. */
+static void nolock_drain(struct slabx_cache *s)
+{
+	struct llist_node *node = llist_del_all(&s->nolock_deferred), *next;
+
+	for (; node; node = next) {
+		next = node->next;
+		slabx_free(s, (void *)node - s->fp_offset);
+		slabx_stat_inc(s, SLABX_FREE_NOLOCK_DRAINED);
+	}
+}
+
+static void nolock_work_fn(struct irq_work *work)
+{
+	nolock_drain(container_of(work, struct slabx_cache, nolock_work));
+}
+
+/**
+ * slabx_nolock_cache_init() - set up a new cache's deferred frees
+ * @s: the cache.
+ */
+void slabx_nolock_cache_init(struct slabx_cache *s)
+{
+	init_llist_head(&s->nolock_deferred);
+	init_irq_work(&s->nolock_work, nolock_work_fn);
+}
+
+/**
+ * slabx_nolock_cache_destroy() - free what is still deferred
+ * @s: a cache being destroyed.
+ *
+ * Context: process context.
+ */
+void slabx_nolock_cache_destroy(struct slabx_cache *s)
+{
+	irq_work_sync(&s->nolock_work);
+	nolock_drain(s);
+}
+
+/**
+ * slabx_nolock_test_block_cache() - hold the locks of a cache's any-context
+ *	paths on this CPU, for tests
+ * @s: the cache, with sheaves.
+ *
+ * Takes this CPU's sheaves of @s, the local node's slab lock of @s and the
+ * page path's locks (slabx_nolock_test_block()), as interrupted users of
+ * them would hold them; slabx_nolock_test_unblock_cache() releases all.
+ *
+ * Context: IRQs off until slabx_nolock_test_unblock_cache().
+ */
+void slabx_nolock_test_block_cache(struct slabx_cache *s)
+	__acquires(slabx_nolock_test_locks)
+{
+	pcs_lock(s);
+	raw_spin_lock(&s->node[numa_mem_id()]->lock);
+	slabx_nolock_test_block();
+}
+EXPORT_SYMBOL_GPL(slabx_nolock_test_block_cache);
+
+/**
+ * slabx_nolock_test_unblock_cache() - undo slabx_nolock_test_block_cache()
+ * @s: the cache.
+ */
+void slabx_nolock_test_unblock_cache(struct slabx_cache *s)
+	__releases(slabx_nolock_test_locks)
+{
+	slabx_nolock_test_unblock();
+	raw_spin_unlock(&s->node[numa_mem_id()]->lock);
+	pcs_unlock(this_cpu_ptr(s->cpu_sheaves));
+}
+EXPORT_SYMBOL_GPL(slabx_nolock_test_unblock_cache);
