@@ -9,13 +9,14 @@
 #   make check      lint + KUnit + kselftests on every flavour
 #   make check-um   KUnit + kselftests under UML only (fast loop)
 #   make check-debug  the same under QEMU with the debug kernel only
+#   make check-rt   the same under QEMU with the PREEMPT_RT debug kernel
 #   make lint       static checks only
 #   make clean      remove build/ (the kernel cache stays)
 
 FLAVOUR ?= debug
 export KDIR
 
-.PHONY: all module run bench check check-um check-debug lint clean
+.PHONY: all module run bench check check-um check-debug check-rt lint clean
 
 all: module
 
@@ -31,7 +32,7 @@ bench:
 check:
 	@scripts/check.sh
 
-check-um check-debug:
+check-um check-debug check-rt:
 	@scripts/run-tests.sh $(@:check-%=%) check
 
 lint:

@@ -7,7 +7,7 @@
 set -uo pipefail
 . "$(dirname "$0")/common.sh"
 
-flavours=${SLABX_FLAVOURS:-debug um}
+flavours=${SLABX_FLAVOURS:-debug rt um}
 mkdir -p "$SLABX_OUT"
 rm -f "$SLABX_OUT/check-summary"
 fail=0

@@ -26,6 +26,7 @@ flavour_fragments()
 	case "$1" in
 	debug) echo "$d/common.config $d/x86.config $d/debug.config" ;;
 	perf)  echo "$d/common.config $d/x86.config $d/perf.config" ;;
+	rt)    echo "$d/common.config $d/x86.config $d/debug.config $d/rt.config" ;;
 	um)    echo "$d/common.config $d/um.config" ;;
 	*)     echo "unknown flavour $1" >&2; return 1 ;;
 	esac

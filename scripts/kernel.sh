@@ -5,7 +5,7 @@
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 
-flavour=${1:?usage: kernel.sh debug|um}
+flavour=${1:?usage: kernel.sh debug|um|perf|rt}
 kdir=$(kernel_dir "$flavour")
 arch=$(flavour_arch "$flavour")
 
@@ -45,21 +45,30 @@ mk=(make -s -C "$src" O="$kdir" ARCH="$arch" -j"$(nproc)")
 	"$kdir/.config" $frags >&2)
 "${mk[@]}" olddefconfig >&2
 
-# Every option a fragment asks for must have survived the dependency
-# resolution, or the flavour is not what it claims to be.
-bad=0
+# Every option the fragments ask for must have survived the dependency
+# resolution, or the flavour is not what it claims to be. A later fragment
+# overrides an earlier one (as merge_config.sh does): rt turns PREEMPT off.
+declare -A want=()
 for f in $frags; do
 	while read -r line; do
 		case "$line" in
-		CONFIG_*=*)
-			grep -qxF "$line" "$kdir/.config" ||
-				{ echo "kernel: $line did not stick" >&2; bad=1; } ;;
+		CONFIG_*=*) want[${line%%=*}]=$line ;;
 		"# CONFIG_"*" is not set")
-			opt=${line#\# }; opt=${opt%% *}
-			grep -q "^$opt=" "$kdir/.config" &&
-				{ echo "kernel: $opt should be off" >&2; bad=1; } ;;
+			opt=${line#\# }; want[${opt%% *}]=$line ;;
 		esac
 	done < "$f"
+done
+bad=0
+for opt in "${!want[@]}"; do
+	line=${want[$opt]}
+	case "$line" in
+	CONFIG_*)
+		grep -qxF "$line" "$kdir/.config" ||
+			{ echo "kernel: $line did not stick" >&2; bad=1; } ;;
+	*)
+		grep -q "^$opt=" "$kdir/.config" &&
+			{ echo "kernel: $opt should be off" >&2; bad=1; } ;;
+	esac
 done
 [ $bad -eq 0 ] || exit 1
 

@@ -8,10 +8,12 @@
  * objects: slabx_alloc_nolock() and slabx_free_nolock().
  */
 #include <kunit/test.h>
+#include <linux/cpu.h>
 #include <linux/delay.h>
 #include <linux/hrtimer.h>
 #include <linux/interrupt.h>
 #include <linux/irqflags.h>
+#include <linux/kthread.h>
 #include <linux/mm.h>
 #include <linux/spinlock.h>
 #include <linux/workqueue.h>
@@ -23,6 +25,13 @@
 #include "../slabx.h"
 
 #define NOLOCK_MAX_ORDER	3
+
+/*
+ * On PREEMPT_RT the any-context paths give nothing in NMI and hard IRQ
+ * (they return NULL at once, frees are deferred): what those contexts
+ * must get.
+ */
+#define RT_ATOMIC	IS_ENABLED(CONFIG_PREEMPT_RT)
 
 /* Allocate, check zeroed, scribble, free: 0 on success, else an error. */
 static int alloc_check_free(int order)
@@ -107,7 +116,9 @@ struct irq_ctx {
 
 static void irq_ctx_round(struct irq_ctx *c, int order)
 {
-	if (!alloc_check_free(order))
+	int expect = RT_ATOMIC && in_hardirq() ? -ENOMEM : 0;
+
+	if (alloc_check_free(order) == expect)
 		atomic_inc(&c->ok);
 	else
 		atomic_inc(&c->bad);
@@ -251,8 +262,9 @@ static void from_nmi(struct kunit *test)
 						   "slabx_nolock_test"), 0);
 	for (i = 0; i < 32; i++)
 		nmi_self();
-	KUNIT_EXPECT_EQ(test, atomic_read(&nmi_ok), 32);
-	KUNIT_EXPECT_EQ(test, atomic_read(&nmi_fail), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&nmi_ok), RT_ATOMIC ? 0 : 32);
+	KUNIT_EXPECT_EQ(test, atomic_read(&nmi_fail), RT_ATOMIC ? 32 : 0);
+	atomic_set(&nmi_fail, 0);
 
 	/*
 	 * Fail fast: with this CPU's stash flag and the node's reserve lock
@@ -276,9 +288,9 @@ static void from_nmi(struct kunit *test)
 			deferred + 1);
 	KUNIT_EXPECT_TRUE(test, drained());
 
-	/* The same with the locks free: it succeeds. */
+	/* The same with the locks free: it succeeds (not on RT). */
 	nmi_self();
-	KUNIT_EXPECT_EQ(test, atomic_read(&nmi_ok), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&nmi_ok), RT_ATOMIC ? 0 : 1);
 	unregister_nmi_handler(NMI_LOCAL, "slabx_nolock_test");
 }
 
@@ -392,7 +404,8 @@ static void objects_from_nmi(struct kunit *test)
 						   0, "slabx_nolock_obj"), 0);
 	for (i = 0; i < 32; i++)
 		nmi_self();
-	KUNIT_EXPECT_EQ(test, atomic_read(&nmi_obj_ok), 32);
+	KUNIT_EXPECT_EQ(test, atomic_read(&nmi_obj_ok), RT_ATOMIC ? 0 : 32);
+	atomic_set(&nmi_obj_null, 0);
 
 	nmi_obj = slabx_alloc(nmi_cache, GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, nmi_obj);
@@ -409,7 +422,7 @@ static void objects_from_nmi(struct kunit *test)
 			1UL);
 	KUNIT_EXPECT_TRUE(test, cache_drained(nmi_cache));
 	nmi_self();
-	KUNIT_EXPECT_EQ(test, atomic_read(&nmi_obj_ok), 33);
+	KUNIT_EXPECT_EQ(test, atomic_read(&nmi_obj_ok), RT_ATOMIC ? 0 : 33);
 	unregister_nmi_handler(NMI_LOCAL, "slabx_nolock_obj");
 	KUNIT_EXPECT_EQ(test, slabx_cache_stat(nmi_cache, SLABX_ALLOC),
 			slabx_cache_stat(nmi_cache, SLABX_FREE));
@@ -425,6 +438,219 @@ static void objects_from_nmi(struct kunit *test)
 
 #endif
 
+/* ---- stress: every context at once, every CPU ------------------------------- */
+
+#define STRESS_MS	1500
+
+struct tagged {
+	atomic_t owner;		/* 0 while free: the constructed state */
+	u32 pad[23];
+};
+
+static void tagged_ctor(void *obj)
+{
+	atomic_set(&((struct tagged *)obj)->owner, 0);
+}
+
+struct nl_stress {
+	struct slabx_cache *s;
+	unsigned long end;
+	atomic_t errors;
+	atomic_t running;
+	atomic_t nolock_ops;
+	atomic_t nmi_ops;
+	struct completion done;
+};
+
+static struct nl_stress *nl_stress;
+
+/* Allocate with @alloc's path and free again, checking the owner tag. */
+static void tagged_round(struct nl_stress *st, int id, bool nolock)
+{
+	struct tagged *o;
+
+	o = nolock ? slabx_alloc_nolock(st->s, 0) : slabx_alloc(st->s, GFP_KERNEL);
+	if (!o)
+		return;
+	if (atomic_cmpxchg(&o->owner, 0, id))
+		atomic_inc(&st->errors);
+	if (atomic_cmpxchg(&o->owner, id, 0) != id)
+		atomic_inc(&st->errors);
+	if (nolock)
+		slabx_free_nolock(st->s, o);
+	else
+		slabx_free(st->s, o);
+}
+
+struct nl_worker {
+	struct nl_stress *st;
+	int id;
+	struct hrtimer timer;
+};
+
+static enum hrtimer_restart nl_timer_fn(struct hrtimer *timer)
+{
+	struct nl_worker *w = container_of(timer, struct nl_worker, timer);
+
+	tagged_round(w->st, 1000 + w->id, true);
+	atomic_inc(&w->st->nolock_ops);
+	if (time_after(jiffies, w->st->end))
+		return HRTIMER_NORESTART;
+	hrtimer_forward_now(timer, ns_to_ktime(30 * NSEC_PER_USEC));
+	return HRTIMER_RESTART;
+}
+
+static int nl_worker_fn(void *arg)
+{
+	struct nl_worker *w = arg;
+	int i = 0;
+
+	hrtimer_init(&w->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
+	w->timer.function = nl_timer_fn;
+	hrtimer_start(&w->timer, ns_to_ktime(30 * NSEC_PER_USEC),
+		      HRTIMER_MODE_REL_HARD);
+	while (time_before(jiffies, w->st->end)) {
+		tagged_round(w->st, 1 + w->id, i++ & 1);
+		if (!(i % 64))
+			cond_resched();
+	}
+	hrtimer_cancel(&w->timer);
+	if (atomic_dec_and_test(&w->st->running))
+		complete(&w->st->done);
+	return 0;
+}
+
+#ifdef CONFIG_X86_LOCAL_APIC
+
+static int nl_stress_nmi(unsigned int cmd, struct pt_regs *regs)
+{
+	struct nl_stress *st = READ_ONCE(nl_stress);
+
+	if (atomic_add_unless(&nmi_expected, -1, 0) == 0)
+		return NMI_DONE;
+	if (st) {
+		tagged_round(st, 2000 + smp_processor_id(), true);
+		atomic_inc(&st->nmi_ops);
+	}
+	return NMI_HANDLED;
+}
+
+/* NMIs at every other online CPU in turn, until the end. */
+static int nl_sender_fn(void *arg)
+{
+	struct nl_stress *st = arg;
+	int cpu, me = raw_smp_processor_id(), n = 0;	/* a hint */
+
+	while (time_before(jiffies, st->end)) {
+		for_each_online_cpu(cpu) {
+			if (cpu == me)
+				continue;
+			atomic_inc(&nmi_expected);
+			apic->send_IPI(cpu, NMI_VECTOR);
+			udelay(5);
+		}
+		if (!(++n % 16))
+			cond_resched();
+	}
+	if (atomic_dec_and_test(&st->running))
+		complete(&st->done);
+	return 0;
+}
+
+static int nl_start_nmis(struct kunit *test, struct nl_stress *st)
+{
+	struct task_struct *t;
+
+	if (num_online_cpus() < 2)
+		return 0;
+	KUNIT_ASSERT_EQ(test, register_nmi_handler(NMI_LOCAL, nl_stress_nmi, 0,
+						   "slabx_nl_stress"), 0);
+	t = kthread_run(nl_sender_fn, st, "nl_nmi");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+	return 1;
+}
+
+static void nl_stop_nmis(void)
+{
+	unregister_nmi_handler(NMI_LOCAL, "slabx_nl_stress");
+	atomic_set(&nmi_expected, 0);
+}
+
+#else
+
+static int nl_start_nmis(struct kunit *test, struct nl_stress *st)
+{
+	return 0;
+}
+
+static void nl_stop_nmis(void)
+{
+}
+
+#endif
+
+/*
+ * A kthread per CPU allocating and freeing through both paths, an hrtimer
+ * per CPU through the nolock paths in hard IRQ, NMIs at every CPU through
+ * them too; owner tags catch an object handed out twice. At the end
+ * everything is accounted for and the reserve is refilled.
+ */
+static void stress_all_contexts(struct kunit *test)
+{
+	struct slabx_cache_args args = { .ctor = tagged_ctor };
+	struct nl_worker *w;
+	struct slabx_info info;
+	struct nl_stress *st;
+	int cpu, n = 0, senders;
+
+	st = kunit_kzalloc(test, sizeof(*st), GFP_KERNEL);
+	w = kunit_kcalloc(test, nr_cpu_ids, sizeof(*w), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, st);
+	KUNIT_ASSERT_NOT_NULL(test, w);
+	st->s = slabx_cache_create("kunit-nolock-stress", sizeof(struct tagged),
+				   &args);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, st->s);
+	init_completion(&st->done);
+	st->end = jiffies + msecs_to_jiffies(STRESS_MS);
+	WRITE_ONCE(nl_stress, st);
+
+	cpus_read_lock();
+	atomic_set(&st->running, num_online_cpus() + 1);
+	for_each_online_cpu(cpu) {
+		struct task_struct *t;
+
+		w[n].st = st;
+		w[n].id = n;
+		t = kthread_create_on_cpu(nl_worker_fn, &w[n], cpu, "nl_stress/%u");
+		KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+		wake_up_process(t);
+		n++;
+	}
+	cpus_read_unlock();
+	senders = nl_start_nmis(test, st);
+	if (!senders && atomic_dec_and_test(&st->running))
+		complete(&st->done);
+	wait_for_completion(&st->done);
+	if (senders)
+		nl_stop_nmis();
+	WRITE_ONCE(nl_stress, NULL);
+
+	kunit_info(test, "%d CPUs, %d hard-IRQ and %d NMI rounds\n", n,
+		   atomic_read(&st->nolock_ops), atomic_read(&st->nmi_ops));
+	KUNIT_EXPECT_EQ(test, atomic_read(&st->errors), 0);
+	KUNIT_EXPECT_GT(test, atomic_read(&st->nolock_ops), 0);
+	KUNIT_EXPECT_TRUE(test, cache_drained(st->s));
+	slabx_cache_shrink(st->s);
+	slabx_cache_info(st->s, &info);
+	KUNIT_EXPECT_EQ(test, info.objects_inuse, 0UL);
+	KUNIT_EXPECT_EQ(test, slabx_cache_stat(st->s, SLABX_ALLOC),
+			slabx_cache_stat(st->s, SLABX_FREE));
+	KUNIT_EXPECT_EQ(test, slabx_cache_destroy(st->s), 0);
+	KUNIT_EXPECT_TRUE(test, drained());
+	msleep(100);
+	KUNIT_EXPECT_GT(test, slabx_nolock_pages_stat("reserve"), 0L);
+}
+
 static struct kunit_case slabx_nolock_cases[] = {
 	KUNIT_CASE(zeroed_pages_every_order),
 	KUNIT_CASE(irqs_off_and_raw_lock),
@@ -433,6 +659,7 @@ static struct kunit_case slabx_nolock_cases[] = {
 	KUNIT_CASE(from_nmi),
 	KUNIT_CASE(objects_any_context),
 	KUNIT_CASE(objects_from_nmi),
+	KUNIT_CASE_SLOW(stress_all_contexts),
 	{}
 };
 
