@@ -21,11 +21,18 @@
  * free again after the last free (slabx_rcu_barrier() against
  * kvfree_rcu_barrier()), and slabx's call_rcu() invocations per 1000 frees.
  *
+ * Last, the any-context paths: an order-0 page allocated and freed with
+ * alloc_pages(GFP_ATOMIC) + __free_pages() against slabx_try_alloc_pages()
+ * + slabx_free_pages_nolock() (printed as size 0, pattern "page"), and the
+ * share of slabx_alloc_nolock() calls that succeed from an NMI raised on
+ * this CPU every 50 to 60 us.
+ *
  * Load it with "insmod slabx_bench.ko [rounds=R] [ops=N]"; it does its work
  * in module init and stays loaded, doing nothing, until removed.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/delay.h>
 #include <linux/err.h>
 #include <linux/ktime.h>
 #include <linux/math64.h>
@@ -36,6 +43,10 @@
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/vmstat.h>
+#ifdef CONFIG_X86_LOCAL_APIC
+#include <asm/apic.h>
+#include <asm/nmi.h>
+#endif
 
 #include "../slabx.h"
 
@@ -342,6 +353,126 @@ static int bench_size(unsigned int size)
 	return ret;
 }
 
+/* ---- any-context paths ---------------------------------------------------- */
+
+static noinline u64 pages_round_kernel(unsigned int n)
+{
+	u64 start = ktime_get_ns();
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		struct page *page = alloc_pages(GFP_ATOMIC, 0);
+
+		if (unlikely(!page))
+			return 0;
+		__free_pages(page, 0);
+	}
+	return ktime_get_ns() - start;
+}
+
+static noinline u64 pages_round_slabx(unsigned int n)
+{
+	u64 start = ktime_get_ns();
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		struct page *page = slabx_try_alloc_pages(NUMA_NO_NODE, 0);
+
+		if (unlikely(!page))
+			return 0;
+		slabx_free_pages_nolock(page, 0);
+	}
+	return ktime_get_ns() - start;
+}
+
+/*
+ * An order-0 page allocated and freed: alloc_pages(GFP_ATOMIC) +
+ * __free_pages() against slabx_try_alloc_pages() +
+ * slabx_free_pages_nolock() (which zeroes every page it hands out).
+ */
+static int bench_pages(void)
+{
+	unsigned int r, n = min(ops, 100000U);
+	u64 best[2] = { U64_MAX, U64_MAX }, t;
+
+	for (r = 0; r <= rounds; r++) {	/* round 0 warms up */
+		t = pages_round_kernel(n);
+		if (!t)
+			return -ENOMEM;
+		if (r)
+			best[0] = min(best[0], div_u64(t * 1000, n));
+		t = pages_round_slabx(n);
+		if (!t)
+			return -ENOMEM;
+		if (r)
+			best[1] = min(best[1], div_u64(t * 1000, n));
+		cond_resched();
+	}
+	bench_print(0, "page", best);
+	return 0;
+}
+
+#ifdef CONFIG_X86_LOCAL_APIC
+
+#define NMI_BENCH_NR	2000
+
+static struct slabx_cache *nmi_bench_cache;
+static atomic_t nmi_bench_pending, nmi_bench_ok, nmi_bench_null;
+
+static int bench_nmi(unsigned int cmd, struct pt_regs *regs)
+{
+	void *obj;
+
+	if (atomic_add_unless(&nmi_bench_pending, -1, 0) == 0)
+		return NMI_DONE;
+	obj = slabx_alloc_nolock(nmi_bench_cache, 0);
+	if (obj) {
+		atomic_inc(&nmi_bench_ok);
+		slabx_free_nolock(nmi_bench_cache, obj);
+	} else {
+		atomic_inc(&nmi_bench_null);
+	}
+	return NMI_HANDLED;
+}
+
+/* slabx_alloc_nolock() from an NMI every 50 to 60 us. */
+static int bench_nmi_rate(void)
+{
+	unsigned int i;
+	int ret;
+
+	nmi_bench_cache = slabx_cache_create("bench_nmi", 64, NULL);
+	if (IS_ERR(nmi_bench_cache))
+		return PTR_ERR(nmi_bench_cache);
+	ret = register_nmi_handler(NMI_LOCAL, bench_nmi, 0, "slabx_bench");
+	if (ret)
+		goto out;
+	for (i = 0; i < NMI_BENCH_NR; i++) {
+		atomic_inc(&nmi_bench_pending);
+		apic->send_IPI_self(NMI_VECTOR);
+		usleep_range(50, 60);
+		if (!(i % 64))
+			cond_resched();
+	}
+	unregister_nmi_handler(NMI_LOCAL, "slabx_bench");
+	pr_info("alloc_nolock from NMI: %d of %d succeeded (%d%%)\n",
+		atomic_read(&nmi_bench_ok), NMI_BENCH_NR,
+		atomic_read(&nmi_bench_ok) * 100 / NMI_BENCH_NR);
+out:
+	slabx_cache_destroy(nmi_bench_cache);
+	return ret;
+}
+
+#else
+
+static int bench_nmi_rate(void)
+{
+	pr_info("alloc_nolock from NMI: not measured, no local APIC NMIs here\n");
+	return 0;
+}
+
+#endif
+
 static const unsigned int bench_sizes[] = { 64, 256 };
 
 static int __init bench_init(void)
@@ -361,6 +492,8 @@ static int __init bench_init(void)
 		rounds, ops, raw_smp_processor_id(), num_online_cpus());
 	for (i = 0; i < ARRAY_SIZE(bench_sizes) && !ret; i++)
 		ret = bench_size(bench_sizes[i]);
+	if (!ret)
+		ret = bench_pages() ?: bench_nmi_rate();
 	kfree(bench_objs);
 	if (ret)
 		pr_warn("failed: %d\n", ret);

@@ -25,6 +25,10 @@ short_run_prints_every_figure()
 		grep -Eq "slabx_bench: size +$size free_rcu +peak pages kfree_rcu [0-9]+ slabx [0-9]+; reusable after kfree_rcu [0-9]+ us slabx [0-9]+ us; slabx call_rcu per 1000 frees [0-9]+" /tmp/bench.log ||
 			{ ktap_print_msg "no free_rcu figures for $size"; ok=1; }
 	done
+	grep -Eq "slabx_bench: size +0 page +kmem_cache +[0-9]+\.[0-9]+ ns +slabx +[0-9]+\.[0-9]+ ns +ratio [0-9]+\.[0-9]+" /tmp/bench.log ||
+		{ ktap_print_msg "no page figure"; ok=1; }
+	grep -Eq "slabx_bench: alloc_nolock from NMI: ([0-9]+ of 2000 succeeded|not measured)" /tmp/bench.log ||
+		{ ktap_print_msg "no NMI figure"; ok=1; }
 	grep -q 'slabx_bench: done' /tmp/bench.log || ok=1
 	rmmod slabx_bench || ok=1
 	rmmod slabx || ok=1
