@@ -299,6 +299,35 @@ static bool nolock_args_valid(int *nid, unsigned int order)
 	       node_possible(*nid) && nolock_reserve;
 }
 
+/*
+ * Kernels from 6.15 have a trylock-only page allocator of their own:
+ * slabx uses it first there, and gives every block back through it. Kbuild
+ * finds it in <linux/gfp.h> (SLABX_ALLOC_PAGES_NOLOCK: 2 for 6.15's
+ * (nid, order), 3 for the later (gfp, nid, order)); the 6.12 build does not
+ * have it. Not compiled here, where only 6.12 exists.
+ */
+#ifdef SLABX_ALLOC_PAGES_NOLOCK
+#define SLABX_KERNEL_NOLOCK	1
+static struct page *kernel_alloc_pages_nolock(int nid, unsigned int order)
+{
+#if SLABX_ALLOC_PAGES_NOLOCK == 3
+	return alloc_pages_nolock(0, nid, order);
+#else
+	return alloc_pages_nolock(nid, order);
+#endif
+}
+#else
+#define SLABX_KERNEL_NOLOCK	0
+static struct page *kernel_alloc_pages_nolock(int nid, unsigned int order)
+{
+	return NULL;
+}
+
+static void free_pages_nolock(struct page *page, unsigned int order)
+{
+}
+#endif
+
 /**
  * slabx_try_alloc_pages() - allocate pages from any context, best effort
  * @nid: node, or %NUMA_NO_NODE for the local one.
@@ -324,6 +353,11 @@ struct page *slabx_try_alloc_pages(int nid, unsigned int order)
 		return NULL;
 	if (!nolock_args_valid(&nid, order))
 		return NULL;
+	if (SLABX_KERNEL_NOLOCK) {
+		page = kernel_alloc_pages_nolock(nid, order);	/* zeroed */
+		if (page)
+			return page;
+	}
 	if (!order && nid == numa_mem_id()) {
 		local_irq_save(flags);
 		page = stash_pop();
@@ -367,6 +401,10 @@ void slabx_free_pages_nolock(struct page *page, unsigned int order)
 
 	if (WARN_ON_ONCE(order >= NOLOCK_ORDERS))
 		return;
+	if (SLABX_KERNEL_NOLOCK) {
+		free_pages_nolock(page, order);
+		return;
+	}
 	nid = page_to_nid(page);
 	if (!order && nid == numa_mem_id()) {
 		local_irq_save(flags);
