@@ -109,6 +109,7 @@ static void irqs_off_and_raw_lock(struct kunit *test)
 struct irq_ctx {
 	struct hrtimer timer;
 	struct tasklet_struct tasklet;
+	struct slabx_cache *s;
 	atomic_t ok;
 	atomic_t bad;
 	atomic_t rounds;
@@ -142,9 +143,18 @@ static void softirq_fn(struct tasklet_struct *t)
 {
 	struct irq_ctx *c = from_tasklet(c, t, tasklet);
 
+	void *obj;
+
 	if (!in_softirq())
 		atomic_inc(&c->bad);
 	irq_ctx_round(c, 1);
+	/* Objects too: from a softirq the paths are all there. */
+	obj = slabx_alloc_nolock(c->s, __GFP_ZERO);
+	if (obj && !memchr_inv(obj, 0, 64))
+		atomic_inc(&c->ok);
+	else
+		atomic_inc(&c->bad);
+	slabx_free_nolock(c->s, obj);
 }
 
 static void hardirq_and_softirq(struct kunit *test)
@@ -153,6 +163,8 @@ static void hardirq_and_softirq(struct kunit *test)
 	int i;
 
 	KUNIT_ASSERT_NOT_NULL(test, c);
+	c->s = slabx_cache_create("kunit-nolock-softirq", 64, NULL);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, c->s);
 	hrtimer_init(&c->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
 	c->timer.function = hardirq_fn;
 	hrtimer_start(&c->timer, ns_to_ktime(100 * NSEC_PER_USEC),
@@ -171,6 +183,8 @@ static void hardirq_and_softirq(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(&c->bad), 0);
 	KUNIT_EXPECT_GT(test, atomic_read(&c->ok), 64);
 	KUNIT_EXPECT_TRUE(test, drained());
+	KUNIT_EXPECT_GT(test, slabx_cache_stat(c->s, SLABX_ALLOC_NOLOCK), 0UL);
+	KUNIT_EXPECT_EQ(test, slabx_cache_destroy(c->s), 0);
 }
 
 /* The reserve falls below its low watermark and the worker refills it. */
