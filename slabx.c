@@ -258,6 +258,15 @@ static void slab_discard(struct slabx_cache *s, struct slabx_slab *slab)
 	slabx_stat_inc(s, SLABX_SLAB_DISCARD);
 }
 
+/* The same from any context: the block goes back through the nolock path. */
+static void slab_discard_nolock(struct slabx_cache *s, struct slabx_slab *slab)
+{
+	slab->magic = 0;
+	slabx_pages_account(s->order, -1);
+	slabx_free_pages_nolock(virt_to_page(slab_base(slab)), s->order);
+	slabx_stat_inc(s, SLABX_SLAB_DISCARD);
+}
+
 /**
  * slabx_slab_discard_list() - give slabs back to the page allocator
  * @s: their cache.
@@ -561,7 +570,7 @@ void *slabx_slab_trytake(struct slabx_cache *s, int nid)
  */
 void *slabx_slab_trynew(struct slabx_cache *s, int nid)
 {
-	struct slabx_node *n = s->node[nid];
+	struct slabx_node *n;
 	struct slabx_slab *slab;
 	unsigned long flags;
 	struct page *page;
@@ -577,9 +586,7 @@ void *slabx_slab_trynew(struct slabx_cache *s, int nid)
 	n = s->node[slab->nid];
 	if (!raw_spin_trylock_irqsave(&n->lock, flags)) {
 		slabx_stat_inc(s, SLABX_NOLOCK_TRYLOCK_FAIL);
-		slab->magic = 0;
-		slabx_pages_account(s->order, -1);
-		slabx_free_pages_nolock(page, s->order);
+		slab_discard_nolock(s, slab);
 		return NULL;
 	}
 	node_add_slab(s, n, slab);
@@ -616,10 +623,7 @@ bool slabx_slab_tryput(struct slabx_cache *s, struct slabx_slab *slab,
 	raw_spin_unlock_irqrestore(&n->lock, flags);
 	list_for_each_entry_safe(slab, tmp, &discard, list) {
 		list_del(&slab->list);
-		slab->magic = 0;
-		slabx_pages_account(s->order, -1);
-		slabx_free_pages_nolock(virt_to_page(slab_base(slab)), s->order);
-		slabx_stat_inc(s, SLABX_SLAB_DISCARD);
+		slab_discard_nolock(s, slab);
 	}
 	return true;
 }

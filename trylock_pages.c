@@ -271,22 +271,29 @@ static struct page *reserve_pop(int nid, unsigned int order)
 	return page;
 }
 
+/* Keep a block in a reserve below its high watermark (r->lock held). */
+static bool reserve_keep(struct nolock_reserve *r, struct page *page,
+			 unsigned int order)
+{
+	if (r->nr[order] >= wmark(READ_ONCE(nolock_high), order))
+		return false;
+	list_add(&page->lru, &r->blocks[order]);
+	r->nr[order]++;
+	return true;
+}
+
 /* Give a block back to node @nid's reserve, with trylock only. */
 static bool reserve_push(int nid, struct page *page, unsigned int order)
 {
 	struct nolock_reserve *r = nolock_reserve[nid];
 	unsigned long flags;
-	bool done = false;
+	bool done;
 
 	if (!raw_spin_trylock_irqsave(&r->lock, flags)) {
 		nolock_count(NOLOCK_TRYLOCK_FAIL);
 		return false;
 	}
-	if (r->nr[order] < wmark(READ_ONCE(nolock_high), order)) {
-		list_add(&page->lru, &r->blocks[order]);
-		r->nr[order]++;
-		done = true;
-	}
+	done = reserve_keep(r, page, order);
 	raw_spin_unlock_irqrestore(&r->lock, flags);
 	return done;
 }
@@ -434,14 +441,10 @@ static void nolock_drain(void)
 		unsigned int order = d->order;
 		struct nolock_reserve *r = nolock_reserve[page_to_nid(page)];
 		unsigned long flags;
-		bool kept = false;
+		bool kept;
 
 		raw_spin_lock_irqsave(&r->lock, flags);
-		if (r->nr[order] < wmark(READ_ONCE(nolock_high), order)) {
-			list_add(&page->lru, &r->blocks[order]);
-			r->nr[order]++;
-			kept = true;
-		}
+		kept = reserve_keep(r, page, order);
 		raw_spin_unlock_irqrestore(&r->lock, flags);
 		if (!kept)
 			__free_pages(page, order);
