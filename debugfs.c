@@ -132,6 +132,7 @@ static int stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "slabs %lu\n", info.slabs);
 	seq_printf(m, "pages %lu\n", info.slabs << info.order);
 	seq_printf(m, "objects_barn %lu\n", info.objects_barn);
+	seq_printf(m, "sheaves_barn_empty %lu\n", info.sheaves_barn_empty);
 	seq_printf(m, "objects_rcu_waiting %lu\n", info.objects_rcu_waiting);
 	for (i = 0; i < SLABX_NR_STATS; i++)
 		seq_printf(m, "%s %lu\n", slabx_stat_names[i],

@@ -90,6 +90,8 @@ static void *cache_alloc_nolock(struct slabx_cache *s)
 	int nid = numa_mem_id();
 	void *obj = NULL;
 
+	if (slabx_cache_dead(s, "slabx_alloc_nolock()"))
+		return NULL;
 	if (s->pool)
 		return slabx_objpool_pop(s->pool);
 	if (s->cpu_sheaves)
@@ -110,6 +112,8 @@ static void *cache_alloc_nolock(struct slabx_cache *s)
  * with NULL when the paths it may take are busy or empty. A cache with a
  * constructor gets no new slab here (the constructor might not be
  * NMI-safe).
+ *
+ * Not to be called on a cache whose destroy has started (reported, NULL).
  *
  * Context: any context, NMI included (on PREEMPT_RT not in NMI or hard
  * IRQ, where it returns NULL).
@@ -155,6 +159,9 @@ static bool cache_free_nolock(struct slabx_cache *s, struct slabx_slab *slab,
  * Never fails and never spins: when neither this CPU's sheaves nor the
  * object's slab can be had at once, the object is deferred and freed soon
  * after by an irq_work. Refuses foreign pointers as slabx_free() does.
+ * Not to be called concurrently with or after slabx_cache_destroy() of
+ * @s: leaked objects go to slabx_free() then; here the object is refused
+ * with a warning and stays allocated.
  *
  * Context: any context, NMI included.
  */
@@ -162,7 +169,7 @@ void slabx_free_nolock(struct slabx_cache *s, void *obj)
 {
 	struct slabx_slab *slab;
 
-	if (!obj)
+	if (!obj || slabx_cache_dead(s, __func__))
 		return;
 	slabx_stat_inc(s, SLABX_FREE_NOLOCK);
 	if (s->pool) {

@@ -249,11 +249,12 @@ static bool free_rcu_to_sheaf(struct slabx_cache *s, struct slabx_slab *slab,
  * until then. The object goes into this CPU's rcu_free sheaf, which is
  * queued for a grace period as a whole when full, or by
  * slabx_rcu_barrier(); when no sheaf can take it, it waits in its slab
- * (see the top of rcu_free.c). Either way nothing is lost and nothing is
+ * (see the top of this file). Either way nothing is lost and nothing is
  * allocated that could not fail harmlessly. A pointer that is not an
  * object of @s, or an object freed twice this way, is refused with a
  * warning (as in slabx_free()). Pool-mode caches do not support it: the
- * object is refused with a warning and stays allocated.
+ * object is refused with a warning and stays allocated; so is an object of
+ * a cache whose destroy has started (it may not run concurrently).
  *
  * Context: process, softirq or hard-IRQ context, IRQs disabled included;
  * not NMI. Never sleeps.
@@ -265,7 +266,7 @@ void slabx_free_rcu(struct slabx_cache *s, void *obj)
 	if (!obj)
 		return;
 	/* call_rcu() is not NMI-safe: leak rather than corrupt. */
-	if (WARN_ON_ONCE(in_nmi()))
+	if (WARN_ON_ONCE(in_nmi()) || slabx_cache_dead(s, __func__))
 		return;
 	if (s->pool) {
 		pr_warn_ratelimited("slabx: %s: %s() is not supported in pool mode; object %p leaked\n",
@@ -289,18 +290,16 @@ void slabx_free_rcu(struct slabx_cache *s, void *obj)
 EXPORT_SYMBOL_GPL(slabx_free_rcu);
 
 /* Runs on each CPU with a partial rcu_free sheaf, in a bound kworker. */
-static long rcu_free_flush_this_cpu(void *arg)
+static void rcu_free_flush_this_cpu(struct slabx_cache *s)
 {
-	struct slabx_cache *s = arg;
 	struct slabx_cpu_sheaves *pcs;
 
 	/* A kworker bound to the CPU: nothing of this CPU holds the sheaves. */
 	pcs = pcs_lock(s);
 	if (WARN_ON_ONCE(!pcs))
-		return 0;
+		return;
 	rcu_free_submit_pcs(s, pcs, numa_mem_id());
 	pcs_unlock(pcs);
-	return 0;
 }
 
 /* Queue the partial rcu_free sheaves of the online CPUs that have one. */
@@ -318,7 +317,7 @@ static void rcu_free_flush_all(struct slabx_cache *s)
 	 */
 	for_each_online_cpu(cpu)
 		if (READ_ONCE(per_cpu_ptr(s->cpu_sheaves, cpu)->rcu_free))
-			work_on_cpu(cpu, rcu_free_flush_this_cpu, s);
+			slabx_run_on_cpu(cpu, rcu_free_flush_this_cpu, s);
 	cpus_read_unlock();
 }
 
@@ -334,7 +333,8 @@ static void rcu_free_flush_all(struct slabx_cache *s)
  * starts a new epoch, waits one grace period for callers that read the old
  * one, queues the partial rcu_free sheaves, and waits for the old epoch's
  * sheaves and batches only. A cache that never saw slabx_free_rcu() returns
- * at once.
+ * at once. Needs no work from the system workqueues, so it may run in a
+ * work item of a %WQ_MEM_RECLAIM workqueue.
  *
  * Context: process context, may sleep; not under cpus_read_lock().
  */

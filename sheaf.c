@@ -22,10 +22,19 @@
  * probe) never touches a sheaf in the middle of an update. Interrupts nest,
  * so the flag's check-then-set needs no atomic operation.
  *
- * Nothing that may sleep or take a non-raw lock runs with the sheaves held:
- * new sheaves are allocated, and pages freed, after pcs_unlock(); the
- * per-CPU state is looked up again afterwards, since the task may have
- * moved to another CPU.
+ * Nothing that may sleep or take a non-raw lock runs with the sheaves held,
+ * and no memory is allocated or freed there (on PREEMPT_RT the page and
+ * slab allocators take sleeping locks): new sheaves are allocated, and
+ * sheaves and pages freed, after pcs_unlock(); the per-CPU state is looked
+ * up again afterwards, since the task may have moved to another CPU.
+ *
+ * Destroy against late frees: slabx_free() of leaked objects may run
+ * concurrently with slabx_cache_destroy(). Destroy first makes
+ * s->cpu_sheaves NULL, which pcs_lock() reads with preemption off, then
+ * waits for every such section with synchronize_rcu(); only then does it
+ * flush and free the sheaves, which nobody can reach any more. Frees that
+ * come later take the slab path. So nothing is stored into a sheaf or a
+ * barn outside a pcs_lock() section on the free paths.
  *
  * Lock order: per-CPU sheaves -> barn->lock or node->lock (see slabx.c).
  */
@@ -141,18 +150,33 @@ static bool gfp_allows_spinning(gfp_t gfp)
 /**
  * may_alloc_sheaf() - whether this context may allocate a sheaf
  *
- * The free paths may be called in hard-IRQ context or under the caller's
- * raw spinlock, where kmalloc() (whose locks are sleeping locks on
- * PREEMPT_RT, and for lockdep's wait-context checks everywhere) must not
- * be called, and that cannot be told from outside except by preemptible().
- * Without CONFIG_PREEMPT_COUNT that is always false: frees then make do
- * with the sheaves at hand.
+ * The free paths may be called in hard-IRQ context or with IRQs disabled
+ * (and slabx_free_nolock() under a raw spinlock or in NMI), where kmalloc()
+ * (whose locks are sleeping locks on PREEMPT_RT, and for lockdep's
+ * wait-context checks everywhere) must not be called, and that cannot be
+ * told from outside except by preemptible(). Without CONFIG_PREEMPT_COUNT
+ * that is always false: frees then make do with the sheaves at hand.
  *
  * Return: true where kmalloc() with %GFP_NOWAIT is allowed for sure.
  */
 bool may_alloc_sheaf(void)
 {
 	return preemptible();
+}
+
+/**
+ * slabx_may_free_pages() - whether this context may free pages at once
+ *
+ * On PREEMPT_RT the page allocator's locks sleep: a slab that becomes free
+ * where preemption or IRQs are off goes back through the any-context page
+ * path instead (see slab_discard()). Elsewhere pages may be freed in any
+ * context but NMI, which slabx_free() is not called from.
+ *
+ * Return: true where __free_pages() is allowed.
+ */
+bool slabx_may_free_pages(void)
+{
+	return !IS_ENABLED(CONFIG_PREEMPT_RT) || preemptible();
 }
 
 /**
@@ -274,9 +298,14 @@ static struct slabx_sheaf *main_install_empty(struct slabx_cache *s,
  *
  * Called with the sheaves released: allocates an empty sheaf, then takes
  * the sheaves again (perhaps on another CPU) and installs it, or flushes
- * main if there is none.
+ * main if there is none. A sheaf left over goes to the barn while the
+ * sheaves are held, or is freed after.
  *
- * Return: true when done, false when the caller must take the slab path.
+ * Runs inside rcu_read_lock(), so that a destroy that finds @obj free
+ * waits for it to stop touching the cache.
+ *
+ * Return: true when done (counted as freed), false when the caller must
+ * take the slab path.
  */
 bool sheaves_free_slow(struct slabx_cache *s, int nid, void *obj)
 {
@@ -289,6 +318,7 @@ bool sheaves_free_slow(struct slabx_cache *s, int nid, void *obj)
 		empty = sheaf_new(s, s->sheaf_capacity,
 				  GFP_NOWAIT | __GFP_NOWARN);
 	left = empty;
+	rcu_read_lock();
 	pcs = pcs_lock(s);
 	if (!pcs)
 		goto out;
@@ -298,13 +328,17 @@ bool sheaves_free_slow(struct slabx_cache *s, int nid, void *obj)
 		    !sheaves_main_make_room(s, pcs))
 			left = main_install_empty(s, pcs, empty, &discard);
 		pcs->main->objects[pcs->main->size++] = obj;
+		slabx_stat_inc(s, SLABX_FREE_FASTPATH);
+		slabx_stat_inc(s, SLABX_FREE);
 		done = true;
 	}
+	if (left && barn_put_empty(slabx_local_barn(s), left))
+		left = NULL;
 	pcs_unlock(pcs);
 out:
 	slabx_slab_discard_list(s, &discard);
-	if (left)
-		sheaf_stash_empty(s, slabx_local_barn(s), left);
+	sheaf_free(s, left);
+	rcu_read_unlock();
 	return done;
 }
 
@@ -403,13 +437,16 @@ int sheaves_init(struct slabx_cache *s)
 
 	if (!s->sheaf_capacity)
 		return 0;
+	if (slabx_meta_fail())
+		return -ENOMEM;
 	s->cpu_sheaves = alloc_percpu(struct slabx_cpu_sheaves);
 	if (!s->cpu_sheaves)
 		return -ENOMEM;
 	for_each_possible_cpu(cpu) {
 		struct slabx_cpu_sheaves *pcs = per_cpu_ptr(s->cpu_sheaves, cpu);
 
-		pcs->main = sheaf_new(s, s->sheaf_capacity, GFP_KERNEL);
+		if (!slabx_meta_fail())
+			pcs->main = sheaf_new(s, s->sheaf_capacity, GFP_KERNEL);
 		if (!pcs->main)
 			return -ENOMEM;
 	}
@@ -417,26 +454,25 @@ int sheaves_init(struct slabx_cache *s)
 }
 
 /*
- * Flush one CPU's sheaves, keeping main (empty) and parking or freeing the
- * spare. The caller owns the CPU's state: the CPU is dead, or it runs the
- * caller with the sheaves held.
+ * Flush one CPU's sheaves, keeping main (empty) and parking the spare in
+ * the barn of @nid. The caller owns the CPU's state: the CPU is dead, or it
+ * runs the caller with the sheaves held. Return: the spare when the barn
+ * has no room for it, for the caller to free once the sheaves are released.
  */
-static void pcs_flush(struct slabx_cache *s, struct slabx_cpu_sheaves *pcs,
-		      struct list_head *discard)
+static struct slabx_sheaf *pcs_flush(struct slabx_cache *s,
+				     struct slabx_cpu_sheaves *pcs, int nid,
+				     struct list_head *discard)
 {
 	struct slabx_sheaf *spare = pcs->spare;
 
 	if (pcs->main->size)
 		sheaf_flush_locked(s, pcs->main, discard);
-	if (spare) {
-		if (spare->size)
-			sheaf_flush_locked(s, spare, discard);
-		pcs->spare = NULL;
-		if (!barn_put_empty(slabx_local_barn(s), spare)) {
-			kfree(spare);
-			slabx_stat_inc(s, SLABX_SHEAF_FREE);
-		}
-	}
+	if (!spare)
+		return NULL;
+	if (spare->size)
+		sheaf_flush_locked(s, spare, discard);
+	pcs->spare = NULL;
+	return barn_put_empty(&s->node[nid]->barn, spare) ? NULL : spare;
 }
 
 /**
@@ -446,12 +482,15 @@ static void pcs_flush(struct slabx_cache *s, struct slabx_cpu_sheaves *pcs,
  */
 void sheaves_flush_cpu(struct slabx_cache *s, unsigned int cpu)
 {
+	struct slabx_sheaf *left;
 	LIST_HEAD(discard);
 
 	if (!s->cpu_sheaves)
 		return;
-	pcs_flush(s, per_cpu_ptr(s->cpu_sheaves, cpu), &discard);
+	left = pcs_flush(s, per_cpu_ptr(s->cpu_sheaves, cpu), cpu_to_mem(cpu),
+			 &discard);
 	slabx_slab_discard_list(s, &discard);
+	sheaf_free(s, left);
 }
 
 /**
@@ -468,7 +507,7 @@ unsigned long sheaves_flush_barns(struct slabx_cache *s)
 	unsigned long objects = 0;
 	int nid;
 
-	if (!s->cpu_sheaves)
+	if (!s->sheaf_capacity)
 		return 0;
 	for_each_node(nid) {
 		LIST_HEAD(full);
@@ -486,21 +525,21 @@ unsigned long sheaves_flush_barns(struct slabx_cache *s)
 }
 
 /* Runs on each CPU in turn, in a kworker bound to it. */
-static long flush_this_cpu(void *arg)
+static void flush_this_cpu(struct slabx_cache *s)
 {
-	struct slabx_cache *s = arg;
 	struct slabx_cpu_sheaves *pcs;
+	struct slabx_sheaf *left;
 	LIST_HEAD(discard);
 
 	/* A kworker bound to the CPU: nothing of this CPU holds the sheaves. */
 	pcs = pcs_lock(s);
 	if (WARN_ON_ONCE(!pcs))
-		return 0;
+		return;
 	rcu_free_submit_pcs(s, pcs, numa_mem_id());
-	pcs_flush(s, pcs, &discard);
+	left = pcs_flush(s, pcs, numa_mem_id(), &discard);
 	pcs_unlock(pcs);
 	slabx_slab_discard_list(s, &discard);
-	return 0;
+	sheaf_free(s, left);
 }
 
 /**
@@ -509,7 +548,8 @@ static long flush_this_cpu(void *arg)
  *
  * Each online CPU flushes its own sheaves, and queues its partial rcu_free
  * sheaf for its grace period; offline CPUs did both when they died. Needs
- * no memory, so it cannot fail.
+ * no memory, so it cannot fail, and uses slabx's own reclaim-safe
+ * workqueue, so it may run in a work item of a %WQ_MEM_RECLAIM workqueue.
  *
  * Context: process context, may sleep; not under cpus_read_lock().
  */
@@ -521,24 +561,32 @@ void sheaves_flush_all(struct slabx_cache *s)
 		return;
 	cpus_read_lock();
 	for_each_online_cpu(cpu)
-		work_on_cpu(cpu, flush_this_cpu, s);
+		slabx_run_on_cpu(cpu, flush_this_cpu, s);
 	cpus_read_unlock();
 	sheaves_flush_barns(s);
 }
 
 /**
  * sheaves_destroy() - flush and free all sheaves of a dying cache
- * @s: the cache; no other call on it runs concurrently. Safe on a cache
- *	whose sheaves_init() failed half-way, and to call twice.
+ * @s: the cache; only slabx_free() of leaked objects may run concurrently
+ *	(see the top of this file). Safe on a cache whose sheaves_init()
+ *	failed half-way, and to call twice.
+ *
+ * Context: process context, may sleep.
  */
 void sheaves_destroy(struct slabx_cache *s)
 {
+	struct slabx_cpu_sheaves __percpu *cpu_sheaves = s->cpu_sheaves;
 	int cpu;
 
-	if (!s->cpu_sheaves)
+	if (!cpu_sheaves)
 		return;
+	might_sleep();
+	WRITE_ONCE(s->cpu_sheaves, NULL);
+	/* Wait for every pcs_lock() section that may have read the pointer. */
+	synchronize_rcu();
 	for_each_possible_cpu(cpu) {
-		struct slabx_cpu_sheaves *pcs = per_cpu_ptr(s->cpu_sheaves, cpu);
+		struct slabx_cpu_sheaves *pcs = per_cpu_ptr(cpu_sheaves, cpu);
 
 		sheaf_free(s, pcs->main);
 		sheaf_free(s, pcs->spare);
@@ -551,8 +599,7 @@ void sheaves_destroy(struct slabx_cache *s)
 			kfree(pcs->rcu_free);
 	}
 	sheaves_flush_barns(s);
-	free_percpu(s->cpu_sheaves);
-	s->cpu_sheaves = NULL;
+	free_percpu(cpu_sheaves);
 }
 
 /* ---- prefilled sheaves ---------------------------------------------------------- */
@@ -567,16 +614,17 @@ static bool prefill_count_valid(struct slabx_cache *s, unsigned int count)
 }
 
 /*
- * Fill @sheaf up to @count objects from the slabs. On failure the objects
- * taken go back and the sheaf is as it was. Return: 0 or -ENOMEM.
+ * Fill @sheaf up to @count objects from the slabs of @nid (NUMA_NO_NODE:
+ * the local node), or of any node when that one has no memory. On failure
+ * the objects taken go back and the sheaf is as it was.
+ * Return: 0 or -ENOMEM.
  */
 static int sheaf_fill(struct slabx_cache *s, gfp_t gfp,
-		      struct slabx_sheaf *sheaf, unsigned int count)
+		      struct slabx_sheaf *sheaf, unsigned int count, int nid)
 {
 	unsigned int need = count - sheaf->size, got;
 
-	got = slabx_slab_fill(s, gfp, NUMA_NO_NODE,
-			      sheaf->objects + sheaf->size, need);
+	got = slabx_slab_fill(s, gfp, nid, sheaf->objects + sheaf->size, need);
 	if (got < need) {
 		slabx_slab_flush(s, sheaf->objects + sheaf->size, got);
 		return -ENOMEM;
@@ -653,7 +701,7 @@ struct slabx_sheaf *slabx_prefill_sheaf(struct slabx_cache *s, gfp_t gfp,
 	sheaf = sheaf_new(s, capacity, gfp);
 	if (!sheaf)
 		return ERR_PTR(-ENOMEM);
-	if (sheaf_fill(s, gfp, sheaf, count)) {
+	if (sheaf_fill(s, gfp, sheaf, count, NUMA_NO_NODE)) {
 		sheaf_free(s, sheaf);
 		return ERR_PTR(-ENOMEM);
 	}
@@ -699,7 +747,7 @@ static int sheaf_grow(struct slabx_cache *s, gfp_t gfp,
 	sheaf = sheaf_new(s, count, gfp);
 	if (!sheaf)
 		return -ENOMEM;
-	if (sheaf_fill(s, gfp, sheaf, count - old->size)) {
+	if (sheaf_fill(s, gfp, sheaf, count - old->size, NUMA_NO_NODE)) {
 		sheaf_free(s, sheaf);
 		return -ENOMEM;
 	}
@@ -736,34 +784,66 @@ int slabx_refill_sheaf(struct slabx_cache *s, gfp_t gfp,
 	if (sheaf->size >= count)
 		return 0;
 	if (count <= sheaf->capacity)
-		return sheaf_fill(s, gfp, sheaf, count);
+		return sheaf_fill(s, gfp, sheaf, count, NUMA_NO_NODE);
 	return sheaf_grow(s, gfp, sheafp, count);
 }
 EXPORT_SYMBOL_GPL(slabx_refill_sheaf);
 
-/* Park a returned sheaf of the cache's capacity. Return: false if not. */
+/*
+ * The node of every object in @sheaf, or NUMA_NO_NODE when they are of
+ * several nodes (a prefill can fall back to another node's memory, and a
+ * prefilled sheaf can be returned on another node than it was filled on).
+ */
+static int sheaf_node(struct slabx_cache *s, struct slabx_sheaf *sheaf)
+{
+	int nid = NUMA_NO_NODE;
+	unsigned int i;
+
+	for (i = 0; i < sheaf->size; i++) {
+		int obj_nid = slabx_obj_nid(s, sheaf->objects[i]);
+
+		if (i && obj_nid != nid)
+			return NUMA_NO_NODE;
+		nid = obj_nid;
+	}
+	return nid;
+}
+
+/*
+ * Park a returned sheaf of the cache's capacity: as this CPU's spare when
+ * its objects are of this CPU's node, else in the barn of their node.
+ * Objects of several nodes are never parked: a CPU's sheaves and a node's
+ * barn hold only objects of that node. Return: false if not parked.
+ */
 static bool sheaf_park(struct slabx_cache *s, gfp_t gfp,
 		       struct slabx_sheaf *sheaf)
 {
 	struct slabx_cpu_sheaves *pcs;
 	struct slabx_barn *barn;
+	int nid = sheaf_node(s, sheaf);
 
+	if (sheaf->size && nid == NUMA_NO_NODE)
+		return false;
 	pcs = pcs_lock(s);
-	if (pcs && !pcs->spare) {
-		pcs->spare = sheaf;
+	if (pcs) {
+		bool spare = !pcs->spare &&
+			     (!sheaf->size || nid == numa_mem_id());
+
+		if (spare)
+			pcs->spare = sheaf;
 		pcs_unlock(pcs);
-		return true;
+		if (spare)
+			return true;
 	}
-	if (pcs)
-		pcs_unlock(pcs);
 
 	/* A barn only holds full or empty sheaves. */
-	barn = slabx_local_barn(s);
 	if (!sheaf->size)
-		return barn_put_empty(barn, sheaf);
+		return barn_put_empty(slabx_local_barn(s), sheaf);
+	barn = &s->node[nid]->barn;
 	if (sheaf->size < sheaf->capacity &&
 	    (!gfp_allows_spinning(gfp) ||
-	     sheaf_fill(s, gfp, sheaf, sheaf->capacity)))
+	     sheaf_fill(s, gfp, sheaf, sheaf->capacity, nid) ||
+	     sheaf_node(s, sheaf) != nid))
 		return false;
 	if (!barn_put_full(barn, sheaf)) {
 		slabx_stat_inc(s, SLABX_BARN_PUT_FAIL);
@@ -780,8 +860,10 @@ static bool sheaf_park(struct slabx_cache *s, gfp_t gfp,
  * @sheaf: the sheaf, with any objects it still holds.
  *
  * A sheaf of the cache's capacity becomes this CPU's spare, or goes into
- * the barn (filled up first); anything else, oversize sheaves included, is
- * flushed into the slabs and freed.
+ * the barn of its objects' node (filled up first); anything else, oversize
+ * sheaves and sheaves holding objects of several nodes included, is
+ * flushed into the slabs and freed. So slabx_alloc_node() never gets an
+ * object of another node from a returned sheaf.
  *
  * Context: any context that @gfp allows.
  */

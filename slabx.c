@@ -15,9 +15,18 @@
  *       per-CPU sheaves (in_use flag, preemption off; see sheaf.c)
  *         slabx_node->lock or slabx_barn->lock (raw, IRQs saved; leaves,
  *         never two at once)
+ * slabx_cache_destroy() takes slabx_caches_mutex without cpu_hotplug_lock
+ * and waits for RCU and for slabx_wq work items with neither held.
  *
  * No page is allocated or freed with a node lock or the per-CPU sheaves
  * held.
+ *
+ * Destroy and late frees: slabx_free() of leaked objects may run during
+ * and after slabx_cache_destroy(). The per-CPU sheaves are retired first
+ * (see sheaf.c); every free that takes the slab path runs inside
+ * rcu_read_lock(), and destroy waits for a grace period after it found
+ * every object free and before it frees the cache, so a free that put the
+ * last object back has stopped touching the cache by then.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -35,6 +44,7 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/topology.h>
+#include <linux/workqueue.h>
 
 #include "slabx_internal.h"
 
@@ -47,6 +57,97 @@ DEFINE_MUTEX(slabx_caches_mutex);
 LIST_HEAD(slabx_caches);
 /* Caches destroyed while objects were still allocated; kept until exit. */
 static LIST_HEAD(slabx_zombies);
+/*
+ * Per-CPU work of slabx (flushing sheaves), usable from reclaim: its own
+ * rescuer guarantees progress, and a %WQ_MEM_RECLAIM work item of another
+ * workqueue may flush it.
+ */
+static struct workqueue_struct *slabx_wq;
+
+/* Metadata allocations to go before one fails; 0: none fails. */
+static atomic_t slabx_meta_fail_nth = ATOMIC_INIT(0);
+
+/**
+ * slabx_fault_inject_meta() - make one metadata allocation fail, for tests
+ * @nth: the @nth metadata allocation from now on fails (1: the next one),
+ *	once; 0 stops the injection.
+ *
+ * Metadata are the memory slabx allocates for itself when a cache or an
+ * objpool is created: the cache, its name, node structures, statistics,
+ * per-CPU sheaves, a pool's rings and objects.
+ */
+void slabx_fault_inject_meta(int nth)
+{
+	atomic_set(&slabx_meta_fail_nth, max(nth, 0));
+}
+EXPORT_SYMBOL_GPL(slabx_fault_inject_meta);
+
+/**
+ * slabx_meta_fail() - whether the metadata allocation about to be made fails
+ *
+ * Return: true once, for the allocation slabx_fault_inject_meta() chose.
+ */
+bool slabx_meta_fail(void)
+{
+	if (likely(!atomic_read(&slabx_meta_fail_nth)))
+		return false;
+	return atomic_dec_if_positive(&slabx_meta_fail_nth) == 0;
+}
+
+/**
+ * slabx_cache_misuse() - report a call on a cache being destroyed
+ * @s: the cache.
+ * @what: what was called, for the report.
+ *
+ * Reported with a warning the first time, counted in free_invalid always.
+ *
+ * Return: true, for slabx_cache_dead().
+ */
+bool slabx_cache_misuse(struct slabx_cache *s, const char *what)
+{
+	slabx_stat_inc(s, SLABX_FREE_INVALID);
+	WARN_ONCE(1, "slabx: %s: %s on a cache being destroyed\n", s->name,
+		  what);
+	return true;
+}
+
+struct slabx_cpu_work {
+	struct work_struct work;
+	void (*fn)(struct slabx_cache *s);
+	struct slabx_cache *s;
+};
+
+static void slabx_cpu_work_fn(struct work_struct *work)
+{
+	struct slabx_cpu_work *cw = container_of(work, struct slabx_cpu_work,
+						 work);
+
+	cw->fn(cw->s);
+}
+
+/**
+ * slabx_run_on_cpu() - run a function on one CPU and wait for it
+ * @cpu: an online CPU; the caller holds cpus_read_lock() (not asserted:
+ *	lockdep_assert_cpus_held() is not exported to modules).
+ * @fn: the function, run in a kworker bound to @cpu.
+ * @s: its argument.
+ *
+ * Like work_on_cpu(), but in slabx_wq, so that it may be called from a
+ * work item of a %WQ_MEM_RECLAIM workqueue without a flush dependency on a
+ * workqueue that reclaim cannot count on.
+ *
+ * Context: process context, may sleep.
+ */
+void slabx_run_on_cpu(unsigned int cpu, void (*fn)(struct slabx_cache *s),
+		      struct slabx_cache *s)
+{
+	struct slabx_cpu_work cw = { .fn = fn, .s = s };
+
+	INIT_WORK_ONSTACK(&cw.work, slabx_cpu_work_fn);
+	queue_work_on(cpu, slabx_wq, &cw.work);
+	flush_work(&cw.work);
+	destroy_work_on_stack(&cw.work);
+}
 
 const char * const slabx_stat_names[SLABX_NR_STATS] = {
 	[SLABX_ALLOC]			= "alloc",
@@ -251,19 +352,24 @@ static struct slabx_slab *slab_init(struct slabx_cache *s, struct page *page)
 	return slab;
 }
 
-static void slab_discard(struct slabx_cache *s, struct slabx_slab *slab)
-{
-	slab->magic = 0;
-	slabx_pages_free(virt_to_page(slab_base(slab)), s->order);
-	slabx_stat_inc(s, SLABX_SLAB_DISCARD);
-}
-
-/* The same from any context: the block goes back through the nolock path. */
+/* From any context: the block goes back through the nolock path. */
 static void slab_discard_nolock(struct slabx_cache *s, struct slabx_slab *slab)
 {
 	slab->magic = 0;
 	slabx_pages_account(s->order, -1);
 	slabx_free_pages_nolock(virt_to_page(slab_base(slab)), s->order);
+	slabx_stat_inc(s, SLABX_SLAB_DISCARD);
+}
+
+/* Give a free slab back to the page allocator, now if this context may. */
+static void slab_discard(struct slabx_cache *s, struct slabx_slab *slab)
+{
+	if (!slabx_may_free_pages()) {
+		slab_discard_nolock(s, slab);
+		return;
+	}
+	slab->magic = 0;
+	slabx_pages_free(virt_to_page(slab_base(slab)), s->order);
 	slabx_stat_inc(s, SLABX_SLAB_DISCARD);
 }
 
@@ -463,6 +569,18 @@ struct slabx_slab *slabx_obj_slab(struct slabx_cache *s, void *obj)
 }
 
 /**
+ * slabx_obj_nid() - the node of an object's slab
+ * @s: its cache.
+ * @obj: an object of @s, held by the caller (not checked).
+ *
+ * Return: the node id.
+ */
+int slabx_obj_nid(struct slabx_cache *s, const void *obj)
+{
+	return addr_to_slab(s, obj)->nid;
+}
+
+/**
  * slabx_slab_take() - take objects from one node's slabs, in one lock hold
  * @s: the cache.
  * @nid: the node.
@@ -512,8 +630,13 @@ static unsigned int slab_take_new(struct slabx_cache *s,
  * @p: receives the objects.
  * @nr: objects wanted.
  *
+ * Every allocation that the sheaves cannot serve comes here, so this is
+ * where an allocation from a cache being destroyed is caught (reported,
+ * nothing handed out).
+ *
  * Context: not with the per-CPU sheaves held: it may allocate pages.
- * Return: the number of objects obtained; less than @nr when out of memory.
+ * Return: the number of objects obtained; less than @nr when out of memory
+ * or when @s is being destroyed.
  */
 unsigned int slabx_slab_fill(struct slabx_cache *s, gfp_t gfp, int nid,
 			     void **p, unsigned int nr)
@@ -522,6 +645,8 @@ unsigned int slabx_slab_fill(struct slabx_cache *s, gfp_t gfp, int nid,
 	int node = exact ? nid : numa_mem_id();
 	unsigned int got;
 
+	if (slabx_cache_dead(s, "allocation"))
+		return 0;
 	got = slabx_slab_take(s, node, p, nr);
 	while (got < nr) {
 		struct slabx_slab *slab = slab_new(s, gfp, node, exact);
@@ -875,7 +1000,8 @@ static __always_inline void *cache_alloc(struct slabx_cache *s, gfp_t gfp,
 		return NULL;
 	}
 	if (unlikely(s->pool))
-		return slabx_pool_cache_alloc(s, gfp);
+		return slabx_cache_dead(s, "allocation") ? NULL :
+		       slabx_pool_cache_alloc(s, gfp);
 	if (s->cpu_sheaves)
 		obj = sheaves_alloc(s, gfp, nid);
 	if (!obj) {
@@ -934,7 +1060,11 @@ EXPORT_SYMBOL_GPL(slabx_alloc);
  * slab. A pointer that is not an object of @s is refused with a warning and
  * left alone, so a bad free leaks memory instead of corrupting the cache.
  *
- * Context: any context in which slabx_alloc() with %GFP_ATOMIC is allowed.
+ * Objects leaked past slabx_cache_destroy() may be freed concurrently with
+ * the destroy and after it; they go straight to their slabs.
+ *
+ * Context: any context in which slabx_alloc() with %GFP_ATOMIC is allowed,
+ * hard IRQ and IRQs disabled included; not NMI (see slabx_free_nolock()).
  */
 void slabx_free(struct slabx_cache *s, void *obj)
 {
@@ -942,20 +1072,18 @@ void slabx_free(struct slabx_cache *s, void *obj)
 
 	if (!obj)
 		return;
-	if (unlikely(s->pool)) {
-		slabx_pool_cache_free(s, obj);
-		return;
-	}
-	if (s->cpu_sheaves) {
+	if (likely(s->cpu_sheaves)) {
 		slab = obj_slab_checked(s, obj);
-		if (!slab)
+		if (!slab || sheaves_free(s, slab, obj))
 			return;
-		if (sheaves_free(s, slab, obj)) {
-			slabx_stat_inc(s, SLABX_FREE);
-			return;
-		}
 	}
-	slabx_stat_add(s, SLABX_FREE, slab_free_objects(s, &obj, 1));
+	/* See "Destroy and late frees" at the top of this file. */
+	rcu_read_lock();
+	if (unlikely(s->pool))
+		slabx_pool_cache_free(s, obj);
+	else
+		slabx_stat_add(s, SLABX_FREE, slab_free_objects(s, &obj, 1));
+	rcu_read_unlock();
 }
 EXPORT_SYMBOL_GPL(slabx_free);
 
@@ -1006,7 +1134,8 @@ int slabx_alloc_bulk(struct slabx_cache *s, gfp_t gfp, size_t nr, void **p)
 		return 0;
 	}
 	if (unlikely(s->pool))
-		return pool_alloc_bulk(s, gfp, nr, p);
+		return slabx_cache_dead(s, "allocation") ? 0 :
+		       pool_alloc_bulk(s, gfp, nr, p);
 	if (s->cpu_sheaves)
 		fast = sheaves_alloc_bulk(s, gfp, p, nr);
 	slow = fast < nr ? slabx_slab_fill(s, gfp, NUMA_NO_NODE, p + fast,
@@ -1043,11 +1172,14 @@ void slabx_free_bulk(struct slabx_cache *s, size_t nr, void **p)
 			slabx_free(s, p[i]);
 		return;
 	}
+	/* See "Destroy and late frees" at the top of this file. */
+	rcu_read_lock();
 	if (s->cpu_sheaves)
 		freed = sheaves_free_bulk(s, p, nr);
 	else
 		freed = slab_free_objects(s, p, nr);
 	slabx_stat_add(s, SLABX_FREE, freed);
+	rcu_read_unlock();
 }
 EXPORT_SYMBOL_GPL(slabx_free_bulk);
 
@@ -1113,6 +1245,7 @@ void slabx_cache_info(struct slabx_cache *s, struct slabx_info *info)
 		raw_spin_unlock_irqrestore(&n->lock, flags);
 		barn_occupancy(&n->barn, &full, &empty);
 		info->objects_barn += (unsigned long)full * s->sheaf_capacity;
+		info->sheaves_barn_empty += empty;
 	}
 	/* Each object is counted done after it is counted freed: read done first. */
 	done = slabx_cache_stat(s, SLABX_FREE_RCU_DONE);
@@ -1126,6 +1259,8 @@ static void cache_free_nodes(struct slabx_cache *s)
 {
 	int nid;
 
+	if (!s->node)
+		return;
 	for_each_node(nid)
 		kfree(s->node[nid]);
 	kfree(s->node);
@@ -1145,15 +1280,17 @@ static int cache_alloc_nodes(struct slabx_cache *s)
 {
 	int nid;
 
-	s->node = kcalloc(nr_node_ids, sizeof(*s->node), GFP_KERNEL);
+	if (!slabx_meta_fail())
+		s->node = kcalloc(nr_node_ids, sizeof(*s->node), GFP_KERNEL);
 	if (!s->node)
 		return -ENOMEM;
 	for_each_node(nid) {
-		struct slabx_node *n;
+		struct slabx_node *n = NULL;
 
-		n = kzalloc_node(sizeof(*n), GFP_KERNEL,
-				 node_state(nid, N_NORMAL_MEMORY) ?
-				 nid : NUMA_NO_NODE);
+		if (!slabx_meta_fail())
+			n = kzalloc_node(sizeof(*n), GFP_KERNEL,
+					 node_state(nid, N_NORMAL_MEMORY) ?
+					 nid : NUMA_NO_NODE);
 		if (!n)
 			return -ENOMEM;
 		raw_spin_lock_init(&n->lock);
@@ -1221,6 +1358,8 @@ static struct slabx_cache *cache_new(const char *name, unsigned int size,
 {
 	struct slabx_cache *s;
 
+	if (slabx_meta_fail())
+		return NULL;
 	s = kzalloc(sizeof(*s), GFP_KERNEL);
 	if (!s)
 		return NULL;
@@ -1237,8 +1376,10 @@ static struct slabx_cache *cache_new(const char *name, unsigned int size,
 	    !args->pool_objects)
 		s->sheaf_capacity = args->sheaf_capacity ?:
 				    sheaf_default_capacity(s->stride);
-	s->name = kstrdup_const(name, GFP_KERNEL);
-	s->stats = alloc_percpu(struct slabx_stats);
+	if (!slabx_meta_fail())
+		s->name = kstrdup_const(name, GFP_KERNEL);
+	if (!slabx_meta_fail())
+		s->stats = alloc_percpu(struct slabx_stats);
 	if (!s->name || !s->stats || cache_alloc_nodes(s) || sheaves_init(s) ||
 	    (args->pool_objects &&
 	     slabx_pool_cache_init(s, args->pool_objects))) {
@@ -1352,6 +1493,28 @@ void slabx_cache_shrink(struct slabx_cache *s)
 }
 EXPORT_SYMBOL_GPL(slabx_cache_shrink);
 
+/*
+ * Mark @s dead if it is a live cache. Return: false (reported) for a
+ * pointer that is not one: never created, or destroyed already.
+ */
+static bool cache_kill(struct slabx_cache *s)
+{
+	struct slabx_cache *c;
+	bool live = false;
+
+	mutex_lock(&slabx_caches_mutex);
+	/* Compare pointers only: a destroyed cache may be freed memory. */
+	list_for_each_entry(c, &slabx_caches, list)
+		if (c == s && !c->dead) {
+			WRITE_ONCE(s->dead, true);
+			live = true;
+			break;
+		}
+	mutex_unlock(&slabx_caches_mutex);
+	WARN_ONCE(!live, "slabx: destroy of %p, not a live cache\n", s);
+	return live;
+}
+
 /**
  * slabx_cache_destroy() - destroy a cache
  * @s: the cache, or NULL (nothing is done).
@@ -1359,15 +1522,22 @@ EXPORT_SYMBOL_GPL(slabx_cache_shrink);
  * Objects given to slabx_free_rcu() are waited for first (only this
  * cache's, see slabx_rcu_barrier()), then every CPU's sheaves and every
  * barn are flushed, so that only objects really held by users count as
- * leaked. When objects of @s are still
- * allocated, the leak is reported with the
- * cache's name and the number of objects, and the slabs holding them are
- * never freed (the memory stays valid for whoever holds the objects); the
- * cache's name can be reused at once.
+ * leaked. When objects of @s are still allocated, the leak is reported
+ * with the cache's name and the number of objects, and the slabs holding
+ * them are never freed (the memory stays valid for whoever holds the
+ * objects); the cache's name can be reused at once.
  *
- * Context: process context, may sleep. No other call on @s may run
- * concurrently or follow, except slabx_free() of leaked objects.
- * Return: 0, or -EBUSY when objects were leaked.
+ * Leaked objects may be given to slabx_free() or slabx_free_bulk()
+ * concurrently with the destroy (from any CPU) and after it, until the
+ * slabx module is unloaded; nothing else may be called on @s once destroy
+ * has started, nor concurrently with it: an allocation, slabx_free_rcu(),
+ * a nolock call or a second destroy is refused with a warning. Needs no
+ * work from the system workqueues, so it may run in a work item of a
+ * %WQ_MEM_RECLAIM workqueue.
+ *
+ * Context: process context, may sleep.
+ * Return: 0, -EBUSY when objects were leaked, -EINVAL (with a warning) when
+ * @s is not a live cache.
  */
 int slabx_cache_destroy(struct slabx_cache *s)
 {
@@ -1376,22 +1546,27 @@ int slabx_cache_destroy(struct slabx_cache *s)
 	if (!s)
 		return 0;
 	might_sleep();
+	if (!cache_kill(s))
+		return -EINVAL;
 	slabx_nolock_cache_destroy(s);
 	slabx_rcu_barrier(s);
+	/* Unlisted, it is no longer reached by CPU hotplug and the shrinker. */
 	mutex_lock(&slabx_caches_mutex);
 	list_del(&s->list);
 	slabx_debugfs_remove_cache(s);
+	mutex_unlock(&slabx_caches_mutex);
 	sheaves_destroy(s);
 	leaked = cache_release_slabs(s, NULL) + pool_outstanding(s);
-	if (leaked)
-		list_add(&s->list, &slabx_zombies);
-	mutex_unlock(&slabx_caches_mutex);
-
 	if (leaked) {
+		mutex_lock(&slabx_caches_mutex);
+		list_add(&s->list, &slabx_zombies);
+		mutex_unlock(&slabx_caches_mutex);
 		pr_err("cache %s destroyed with %lu objects still allocated; their slabs are kept\n",
 		       s->name, leaked);
 		return -EBUSY;
 	}
+	/* A free that returned the last object may still be counting it. */
+	synchronize_rcu();
 	cache_free(s);
 	return 0;
 }
@@ -1495,10 +1670,13 @@ static int __init slabx_init(void)
 {
 	int ret;
 
+	slabx_wq = alloc_workqueue("slabx", WQ_MEM_RECLAIM, 0);
+	if (!slabx_wq)
+		return -ENOMEM;
 	ret = cpuhp_setup_state_nocalls(CPUHP_BP_PREPARE_DYN, "slabx:dead",
 					NULL, slabx_cpu_dead);
 	if (ret < 0)
-		return ret;
+		goto fail_cpuhp;
 	slabx_cpuhp_state = ret;
 	ret = slabx_shrinker_init();
 	if (ret)
@@ -1512,6 +1690,8 @@ fail_nolock:
 	shrinker_free(slabx_shrinker);
 fail_shrinker:
 	cpuhp_remove_state_nocalls(slabx_cpuhp_state);
+fail_cpuhp:
+	destroy_workqueue(slabx_wq);
 	return ret;
 }
 
@@ -1549,6 +1729,7 @@ static void __exit slabx_exit(void)
 		cache_free(s);
 	}
 	slabx_nolock_pages_exit();
+	destroy_workqueue(slabx_wq);
 }
 
 module_init(slabx_init);

@@ -168,6 +168,7 @@ enum slabx_stat_item {
  * @objects_inuse: objects not free in a slab: with users, or cached in
  *	sheaves.
  * @objects_barn: objects in full sheaves in the barns.
+ * @sheaves_barn_empty: empty sheaves in the barns.
  * @objects_rcu_waiting: objects given to slabx_free_rcu() whose grace
  *	period has not ended yet (counted in @objects_inuse too).
  */
@@ -182,6 +183,7 @@ struct slabx_info {
 	unsigned long objects_total;
 	unsigned long objects_inuse;
 	unsigned long objects_barn;
+	unsigned long sheaves_barn_empty;
 	unsigned long objects_rcu_waiting;
 };
 
@@ -223,11 +225,13 @@ unsigned long slabx_cache_stat(struct slabx_cache *s,
 			       enum slabx_stat_item item);
 
 /*
- * For tests: fault injection in the page provider and in getting an empty
- * rcu_free sheaf, a synthetic shrink.
+ * For tests: fault injection in the page provider, in getting an empty
+ * rcu_free sheaf and in slabx's own metadata allocations, a synthetic
+ * shrink.
  */
 void slabx_fault_inject_pages(int nr);
 void slabx_fault_inject_rcu_sheaf(int nr);
+void slabx_fault_inject_meta(int nth);
 void slabx_nolock_test_block(void);
 void slabx_nolock_test_unblock(void);
 void slabx_nolock_test_block_cache(struct slabx_cache *s);

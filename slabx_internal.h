@@ -193,6 +193,8 @@ struct slabx_stats {
  * @order: page order of every slab.
  * @objs_per_slab: objects in one slab.
  * @flags: SLABX_* flags.
+ * @dead: set when slabx_cache_destroy() starts; from then on only
+ *	slabx_free() and slabx_free_bulk() of leaked objects are allowed.
  * @ctor: constructor, or NULL.
  * @sheaf_capacity: objects per sheaf; 0 when the cache has no sheaves.
  * @cpu_sheaves: per-CPU sheaves, NULL when the cache has none.
@@ -221,6 +223,7 @@ struct slabx_cache {
 	unsigned int order;
 	unsigned int objs_per_slab;
 	unsigned int flags;
+	bool dead;
 	void (*ctor)(void *obj);
 	unsigned int sheaf_capacity;
 	struct slabx_cpu_sheaves __percpu *cpu_sheaves;
@@ -262,6 +265,20 @@ static inline bool slabx_fault_hit(atomic_t *left)
 	return nr < 0 || atomic_add_unless(left, -1, 0);
 }
 
+/* Whether this metadata allocation is to fail (slabx_fault_inject_meta()). */
+bool slabx_meta_fail(void);
+
+bool slabx_cache_misuse(struct slabx_cache *s, const char *what);
+
+/*
+ * Whether @s is being destroyed, on paths that must not run then: the use
+ * (by the function @what) is reported and the caller refuses it.
+ */
+static inline bool slabx_cache_dead(struct slabx_cache *s, const char *what)
+{
+	return unlikely(READ_ONCE(s->dead)) && slabx_cache_misuse(s, what);
+}
+
 static inline struct slabx_barn *slabx_local_barn(struct slabx_cache *s)
 {
 	return &s->node[numa_mem_id()]->barn;
@@ -272,6 +289,7 @@ extern struct mutex slabx_caches_mutex;
 extern struct list_head slabx_caches;
 extern const char * const slabx_stat_names[SLABX_NR_STATS];
 struct slabx_slab *slabx_obj_slab(struct slabx_cache *s, void *obj);
+int slabx_obj_nid(struct slabx_cache *s, const void *obj);
 unsigned int slabx_slab_take(struct slabx_cache *s, int nid, void **p,
 			     unsigned int max);
 unsigned int slabx_slab_fill(struct slabx_cache *s, gfp_t gfp, int nid,
@@ -312,6 +330,7 @@ void sheaf_flush(struct slabx_cache *s, struct slabx_sheaf *sheaf);
 void sheaf_stash_empty(struct slabx_cache *s, struct slabx_barn *barn,
 		       struct slabx_sheaf *sheaf);
 bool may_alloc_sheaf(void);
+bool slabx_may_free_pages(void);
 unsigned int sheaf_default_capacity(unsigned int stride);
 int sheaves_init(struct slabx_cache *s);
 void sheaves_destroy(struct slabx_cache *s);
@@ -334,22 +353,29 @@ void sheaves_flush_all(struct slabx_cache *s);
  * CPU's main sheaf can serve them.
  *
  * Take this CPU's sheaves, or NULL when a task of this CPU that we
- * interrupted holds them. On success, preemption stays off until
- * pcs_unlock().
+ * interrupted holds them, or when the cache is being destroyed. On success,
+ * preemption stays off until pcs_unlock(): cache destroy waits for such
+ * sections with synchronize_rcu() before it frees the sheaves.
  */
 static __always_inline struct slabx_cpu_sheaves *pcs_lock(struct slabx_cache *s)
 {
+	struct slabx_cpu_sheaves __percpu *cpu_sheaves;
 	struct slabx_cpu_sheaves *pcs;
 
 	preempt_disable();
-	pcs = this_cpu_ptr(s->cpu_sheaves);
-	if (unlikely(READ_ONCE(pcs->in_use))) {
-		preempt_enable();
-		return NULL;
-	}
+	/* NULL once destroy began: see sheaves_destroy(). */
+	cpu_sheaves = READ_ONCE(s->cpu_sheaves);
+	if (unlikely(!cpu_sheaves))
+		goto busy;
+	pcs = this_cpu_ptr(cpu_sheaves);
+	if (unlikely(READ_ONCE(pcs->in_use)))
+		goto busy;
 	WRITE_ONCE(pcs->in_use, true);
 	barrier();
 	return pcs;
+busy:
+	preempt_enable();
+	return NULL;
 }
 
 static __always_inline void pcs_unlock(struct slabx_cpu_sheaves *pcs)
@@ -404,8 +430,11 @@ static __always_inline void *sheaves_alloc(struct slabx_cache *s, gfp_t gfp,
  * @slab: the slab of @obj.
  * @obj: the object.
  *
+ * The object is counted as freed (free and free_fastpath) when done.
+ *
  * Return: true when done, false when the caller must take the slab path:
- * the sheaves are busy (re-entrant call) or @obj is of another node.
+ * the sheaves are busy (re-entrant call, or the cache is being destroyed)
+ * or @obj is of another node.
  */
 static __always_inline bool sheaves_free(struct slabx_cache *s,
 					 struct slabx_slab *slab, void *obj)
@@ -421,13 +450,18 @@ static __always_inline bool sheaves_free(struct slabx_cache *s,
 		return false;
 	}
 	done = pcs_push(s, pcs, obj);
-	pcs_unlock(pcs);
-	if (unlikely(!done))
-		done = sheaves_free_slow(s, slab->nid, obj);
-	if (done)
+	if (likely(done)) {
+		/* Counted with the sheaves held: destroy waits for this. */
 		slabx_stat_inc(s, SLABX_FREE_FASTPATH);
-	return done;
+		slabx_stat_inc(s, SLABX_FREE);
+	}
+	pcs_unlock(pcs);
+	return done || sheaves_free_slow(s, slab->nid, obj);
 }
+
+/* slabx.c: work on one CPU in slabx's reclaim-safe workqueue */
+void slabx_run_on_cpu(unsigned int cpu, void (*fn)(struct slabx_cache *s),
+		      struct slabx_cache *s);
 
 /* nolock.c */
 void slabx_nolock_cache_init(struct slabx_cache *s);

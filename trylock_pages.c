@@ -389,13 +389,14 @@ EXPORT_SYMBOL_GPL(slabx_try_alloc_pages);
 /**
  * slabx_free_pages_nolock() - free pages from any context
  * @page: a block of 2^@order pages from slabx_try_alloc_pages() or the page
- *	allocator.
- * @order: its order, up to %PAGE_ALLOC_COSTLY_ORDER.
+ *	allocator (not compound).
+ * @order: its order, any order the page allocator gives.
  *
- * Never fails and never spins: the block goes to this CPU's stash or its
- * node's reserve when they are free and have room, else onto a lock-free
- * list that a work item drains soon after (into the reserve or the page
- * allocator).
+ * Never fails and never spins: a block of an order the reserves keep (up
+ * to %PAGE_ALLOC_COSTLY_ORDER) goes to this CPU's stash or its node's
+ * reserve when they are free and have room; any other block goes onto a
+ * lock-free list that a work item drains soon after (into the reserve or
+ * the page allocator).
  *
  * Context: any context, NMI included.
  */
@@ -406,8 +407,6 @@ void slabx_free_pages_nolock(struct page *page, unsigned int order)
 	bool done = false;
 	int nid;
 
-	if (WARN_ON_ONCE(order >= NOLOCK_ORDERS))
-		return;
 	if (SLABX_KERNEL_NOLOCK) {
 		free_pages_nolock(page, order);
 		return;
@@ -418,7 +417,7 @@ void slabx_free_pages_nolock(struct page *page, unsigned int order)
 		done = stash_push(page);
 		local_irq_restore(flags);
 	}
-	if (!done && nolock_reserve)
+	if (!done && nolock_reserve && order < NOLOCK_ORDERS)
 		done = reserve_push(nid, page, order);
 	if (done)
 		return;
@@ -441,11 +440,13 @@ static void nolock_drain(void)
 		unsigned int order = d->order;
 		struct nolock_reserve *r = nolock_reserve[page_to_nid(page)];
 		unsigned long flags;
-		bool kept;
+		bool kept = false;
 
-		raw_spin_lock_irqsave(&r->lock, flags);
-		kept = reserve_keep(r, page, order);
-		raw_spin_unlock_irqrestore(&r->lock, flags);
+		if (order < NOLOCK_ORDERS) {
+			raw_spin_lock_irqsave(&r->lock, flags);
+			kept = reserve_keep(r, page, order);
+			raw_spin_unlock_irqrestore(&r->lock, flags);
+		}
 		if (!kept)
 			__free_pages(page, order);
 		nolock_count(NOLOCK_DRAINED);
