@@ -4,6 +4,14 @@
  *
  * This is the public API. Every function declared here is exported with
  * EXPORT_SYMBOL_GPL by slabx.ko and documented where it is defined.
+ *
+ * A cache's life: no call on a cache may run concurrently with its
+ * slabx_cache_destroy() or follow it, except slabx_free() and
+ * slabx_free_bulk() of objects that were leaked (still allocated when
+ * destroy began), which are allowed during and after the destroy until
+ * slabx is unloaded. Any other call on a cache being destroyed is refused
+ * with a warning (allocations return NULL, slabx_free_rcu() and
+ * slabx_free_nolock() leave the object allocated).
  */
 #ifndef _SLABX_H
 #define _SLABX_H

@@ -7,7 +7,10 @@
  * caught when its owner checks the tag before freeing or passing it on.
  * With slabx_free_rcu() in the mix, the freeing worker keeps checking the
  * tag inside its read-side section: an object reused before the grace
- * period is caught there.
+ * period is caught there. The last case takes every path at once (slab,
+ * bulk, prefilled sheaves, free_rcu, nolock) while the test thread shrinks
+ * the cache, waits for its RCU frees and takes a CPU offline and online
+ * again, over and over.
  */
 #include <kunit/test.h>
 #include <linux/completion.h>
@@ -38,6 +41,10 @@ struct tag {
 struct stress {
 	struct slabx_cache *cache;
 	bool free_rcu;
+	bool all_paths;
+	bool stop_churn;
+	atomic_t churn_rounds;
+	struct completion churn_done;
 	void *mailbox[STRESS_MAILBOXES];
 	atomic_t errors;
 	atomic_t running;
@@ -171,6 +178,44 @@ static void op_free_bulk(struct worker *w)
 	slabx_free_bulk(w->st->cache, nr, objs);
 }
 
+/* Take a few objects through a prefilled sheaf, then give it back. */
+static void op_prefill(struct worker *w)
+{
+	unsigned int want = 1 + prandom_u32_state(&w->rnd) % STRESS_BULK;
+	struct slabx_sheaf *sheaf;
+	void *obj;
+
+	if (w->nr_held + want > STRESS_HELD)
+		return;
+	sheaf = slabx_prefill_sheaf(w->st->cache, GFP_KERNEL, want);
+	if (IS_ERR(sheaf)) {
+		atomic_inc(&w->st->errors);
+		return;
+	}
+	while (want-- && (obj = slabx_alloc_from_sheaf(w->st->cache, 0, sheaf)))
+		hold(w, obj);
+	slabx_return_sheaf(w->st->cache, GFP_KERNEL, sheaf);
+}
+
+/* The any-context paths may fail an allocation; they may not lose one. */
+static void op_alloc_nolock(struct worker *w)
+{
+	void *obj;
+
+	if (w->nr_held >= STRESS_HELD)
+		return;
+	obj = slabx_alloc_nolock(w->st->cache, 0);
+	if (obj)
+		hold(w, obj);
+}
+
+static void op_free_nolock(struct worker *w)
+{
+	if (w->nr_held)
+		slabx_free_nolock(w->st->cache,
+				  unhold(w, prandom_u32_state(&w->rnd) % w->nr_held));
+}
+
 /*
  * Swap one held object with a mailbox: what comes out was tagged by some
  * worker and must still be consistent; it becomes ours.
@@ -192,7 +237,7 @@ static void op_exchange(struct worker *w)
 
 static void worker_step(struct worker *w)
 {
-	switch (prandom_u32_state(&w->rnd) % 8) {
+	switch (prandom_u32_state(&w->rnd) % (w->st->all_paths ? 11 : 8)) {
 	case 0: case 1: case 2:
 		op_alloc(w);
 		break;
@@ -211,8 +256,17 @@ static void worker_step(struct worker *w)
 	case 6:
 		op_free_bulk(w);
 		break;
-	default:
+	case 7:
 		op_exchange(w);
+		break;
+	case 8:
+		op_prefill(w);
+		break;
+	case 9:
+		op_alloc_nolock(w);
+		break;
+	default:
+		op_free_nolock(w);
 		break;
 	}
 }
@@ -234,6 +288,21 @@ static int worker_fn(void *arg)
 	return 0;
 }
 
+/* Shrink the cache and wait for its RCU frees, again and again. */
+static int churn_fn(void *arg)
+{
+	struct stress *st = arg;
+
+	while (!READ_ONCE(st->stop_churn)) {
+		slabx_cache_shrink(st->cache);
+		slabx_rcu_barrier(st->cache);
+		atomic_inc(&st->churn_rounds);
+		cond_resched();
+	}
+	complete(&st->churn_done);
+	return 0;
+}
+
 /*
  * Take @cpu offline and back online, again and again, until the workers
  * are done; returns the number of cycles. At least one cycle runs, even if
@@ -252,13 +321,39 @@ static int cycle_cpu_until_done(struct kunit *test, struct stress *st, int cpu)
 	return cycles;
 }
 
+/* With @all_paths, a kthread shrinks and waits for RCU frees meanwhile. */
+static void churn_start(struct kunit *test, struct stress *st)
+{
+	struct task_struct *t;
+
+	init_completion(&st->churn_done);
+	if (!st->all_paths)
+		return;
+	t = kthread_run(churn_fn, st, "slabx_churn");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+}
+
+static void churn_stop(struct kunit *test, struct stress *st)
+{
+	if (!st->all_paths)
+		return;
+	WRITE_ONCE(st->stop_churn, true);
+	wait_for_completion(&st->churn_done);
+	kunit_info(test, "%d shrink + rcu_barrier rounds meanwhile\n",
+		   atomic_read(&st->churn_rounds));
+	KUNIT_EXPECT_GT(test, atomic_read(&st->churn_rounds), 0);
+}
+
 /*
- * Start one worker per online CPU, bound to it, or free to move when CPUs
- * are to come and go; with @hotplug, take the last CPU offline and back
- * online again and again while they run. With @free_rcu, half the single
- * frees are slabx_free_rcu().
+ * Start one worker per online CPU (at most @max_workers), bound to it, or
+ * free to move when CPUs are to come and go; with @hotplug, take the last
+ * CPU offline and back online again and again while they run. With
+ * @free_rcu, half the single frees are slabx_free_rcu(). With @all_paths,
+ * prefilled sheaves and the nolock paths join in, and another kthread
+ * shrinks the cache and waits for its RCU frees all along.
  */
-static void run_stress(struct kunit *test, bool hotplug, bool free_rcu)
+static void run_stress(struct kunit *test, bool hotplug, bool free_rcu,
+		       bool all_paths, int max_workers)
 {
 	int cpu, nr = 0, i, victim = -1, cycles;
 	struct worker *workers;
@@ -273,14 +368,20 @@ static void run_stress(struct kunit *test, bool hotplug, bool free_rcu)
 	st->cache = slabx_cache_create("kunit-stress", STRESS_OBJ_SIZE, NULL);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, st->cache);
 	st->free_rcu = free_rcu;
+	st->all_paths = all_paths;
 	init_completion(&st->done);
+	churn_start(test, st);
 
 	cpus_read_lock();
-	atomic_set(&st->running, num_online_cpus());
+	atomic_set(&st->running, min_t(int, num_online_cpus(), max_workers));
 	for_each_online_cpu(cpu) {
 		struct worker *w = &workers[nr];
 		struct task_struct *t;
 
+		if (nr == max_workers) {
+			victim = cpu;
+			continue;
+		}
 		w->st = st;
 		w->id = nr;
 		prandom_seed_state(&w->rnd, 0x5ab1ab5 + cpu);
@@ -304,6 +405,7 @@ static void run_stress(struct kunit *test, bool hotplug, bool free_rcu)
 	} else {
 		wait_for_completion(&st->done);
 	}
+	churn_stop(test, st);
 
 	for (i = 0; i < STRESS_MAILBOXES; i++)
 		slabx_free(st->cache, st->mailbox[i]);
@@ -325,13 +427,13 @@ static void run_stress(struct kunit *test, bool hotplug, bool free_rcu)
 
 static void multi_cpu_stress(struct kunit *test)
 {
-	run_stress(test, false, false);
+	run_stress(test, false, false, false, INT_MAX);
 }
 
 /* slabx_free_rcu() mixed with slabx_free() and allocations. */
 static void stress_with_free_rcu(struct kunit *test)
 {
-	run_stress(test, false, true);
+	run_stress(test, false, true, false, INT_MAX);
 }
 
 /*
@@ -342,13 +444,25 @@ static void stress_with_cpu_hotplug(struct kunit *test)
 {
 	if (num_online_cpus() < 2)
 		kunit_skip(test, "needs a second CPU");
-	run_stress(test, true, true);
+	run_stress(test, true, true, false, INT_MAX);
+}
+
+/*
+ * Every path at once, with shrinks, RCU barriers and (given a second CPU)
+ * CPU hotplug running concurrently. Three workers: enough to make the
+ * races, few enough that 8 vCPUs on 2 host cores measure slabx rather than
+ * the host's scheduler.
+ */
+static void stress_every_path(struct kunit *test)
+{
+	run_stress(test, num_online_cpus() > 1, true, true, 3);
 }
 
 static struct kunit_case slabx_stress_cases[] = {
 	KUNIT_CASE_SLOW(multi_cpu_stress),
 	KUNIT_CASE_SLOW(stress_with_free_rcu),
 	KUNIT_CASE_SLOW(stress_with_cpu_hotplug),
+	KUNIT_CASE_SLOW(stress_every_path),
 	{}
 };
 
