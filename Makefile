@@ -10,13 +10,15 @@
 #   make check-um   KUnit + kselftests under UML only (fast loop)
 #   make check-debug  the same under QEMU with the debug kernel only
 #   make check-rt   the same under QEMU with the PREEMPT_RT debug kernel
+#   make check-kcsan  the same under QEMU with the KCSAN kernel
 #   make lint       static checks only
 #   make clean      remove build/ (the kernel cache stays)
 
 FLAVOUR ?= debug
 export KDIR
 
-.PHONY: all module run bench check check-um check-debug check-rt lint clean
+.PHONY: all module run bench check check-um check-debug check-rt check-kcsan \
+	lint clean
 
 all: module
 
@@ -32,7 +34,7 @@ bench:
 check:
 	@scripts/check.sh
 
-check-um check-debug check-rt:
+check-um check-debug check-rt check-kcsan:
 	@scripts/run-tests.sh $(@:check-%=%) check
 
 lint:

@@ -103,9 +103,16 @@ static void sheaf_flush_locked(struct slabx_cache *s,
 	slabx_stat_inc(s, SLABX_SHEAF_FLUSH);
 }
 
-/* Free a sheaf, flushing what it still holds first. */
+/*
+ * Free a sheaf, flushing what it still holds first. Every sheaf is freed
+ * here: on PREEMPT_RT kfree() may take a sleeping lock, so never with
+ * preemption or IRQs off, which lockdep checks on every call (SLUB's
+ * lockless paths would let a violation pass unseen most of the time).
+ */
 static void sheaf_free(struct slabx_cache *s, struct slabx_sheaf *sheaf)
 {
+	if (IS_ENABLED(CONFIG_PREEMPT_RT))
+		lockdep_assert_preemption_enabled();
 	if (!sheaf)
 		return;
 	sheaf_flush(s, sheaf);

@@ -7,7 +7,7 @@
 set -uo pipefail
 . "$(dirname "$0")/common.sh"
 
-flavours=${SLABX_FLAVOURS:-debug rt um}
+flavours=${SLABX_FLAVOURS:-debug rt kcsan um}
 mkdir -p "$SLABX_OUT"
 rm -f "$SLABX_OUT/check-summary"
 fail=0

@@ -27,6 +27,7 @@ flavour_fragments()
 	debug) echo "$d/common.config $d/x86.config $d/debug.config" ;;
 	perf)  echo "$d/common.config $d/x86.config $d/perf.config" ;;
 	rt)    echo "$d/common.config $d/x86.config $d/debug.config $d/rt.config" ;;
+	kcsan) echo "$d/common.config $d/x86.config $d/kcsan.config" ;;
 	um)    echo "$d/common.config $d/um.config" ;;
 	*)     echo "unknown flavour $1" >&2; return 1 ;;
 	esac

@@ -7,6 +7,7 @@
 # Usage: scripts/run-tests.sh FLAVOUR check|demo|bench
 #   debug: QEMU x86_64 (TCG), 8 vCPUs: four on each of 2 NUMA nodes
 #   rt:    the same machine, the debug kernel with PREEMPT_RT
+#   kcsan: the same machine, the x86 kernel with KCSAN (data races)
 #   perf:  the same machine, kernel without debug checkers (for bench)
 #   um:    User-mode Linux, one CPU
 # Logs: build/FLAVOUR-MODE/{console.log,results.txt}; counts of a check in
