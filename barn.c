@@ -20,10 +20,10 @@
 #include "slabx_internal.h"
 
 /**
- * barn_init() - set up an empty barn
+ * slabx_barn_init() - set up an empty barn
  * @barn: the barn.
  */
-void barn_init(struct slabx_barn *barn)
+void slabx_barn_init(struct slabx_barn *barn)
 {
 	raw_spin_lock_init(&barn->lock);
 	INIT_LIST_HEAD(&barn->full);
@@ -52,12 +52,12 @@ static void put(struct slabx_sheaf *sheaf, struct list_head *list,
 }
 
 /**
- * barn_get_full() - take a full sheaf
+ * slabx_barn_get_full() - take a full sheaf
  * @barn: the barn.
  *
  * Return: a full sheaf, or NULL when the barn has none.
  */
-struct slabx_sheaf *barn_get_full(struct slabx_barn *barn)
+struct slabx_sheaf *slabx_barn_get_full(struct slabx_barn *barn)
 {
 	struct slabx_sheaf *sheaf;
 	unsigned long flags;
@@ -69,12 +69,12 @@ struct slabx_sheaf *barn_get_full(struct slabx_barn *barn)
 }
 
 /**
- * barn_get_empty() - take an empty sheaf
+ * slabx_barn_get_empty() - take an empty sheaf
  * @barn: the barn.
  *
  * Return: an empty sheaf, or NULL when the barn has none.
  */
-struct slabx_sheaf *barn_get_empty(struct slabx_barn *barn)
+struct slabx_sheaf *slabx_barn_get_empty(struct slabx_barn *barn)
 {
 	struct slabx_sheaf *sheaf;
 	unsigned long flags;
@@ -86,14 +86,14 @@ struct slabx_sheaf *barn_get_empty(struct slabx_barn *barn)
 }
 
 /**
- * barn_put_full() - store a full sheaf
+ * slabx_barn_put_full() - store a full sheaf
  * @barn: the barn.
  * @sheaf: a full sheaf.
  *
  * Return: true if stored, false when the barn holds its limit of full
  * sheaves (the caller keeps @sheaf).
  */
-bool barn_put_full(struct slabx_barn *barn, struct slabx_sheaf *sheaf)
+bool slabx_barn_put_full(struct slabx_barn *barn, struct slabx_sheaf *sheaf)
 {
 	unsigned long flags;
 	bool ok;
@@ -107,14 +107,14 @@ bool barn_put_full(struct slabx_barn *barn, struct slabx_sheaf *sheaf)
 }
 
 /**
- * barn_put_empty() - store an empty sheaf
+ * slabx_barn_put_empty() - store an empty sheaf
  * @barn: the barn.
  * @sheaf: an empty sheaf.
  *
  * Return: true if stored, false when the barn holds its limit of empty
  * sheaves (the caller keeps @sheaf).
  */
-bool barn_put_empty(struct slabx_barn *barn, struct slabx_sheaf *sheaf)
+bool slabx_barn_put_empty(struct slabx_barn *barn, struct slabx_sheaf *sheaf)
 {
 	unsigned long flags;
 	bool ok;
@@ -128,14 +128,14 @@ bool barn_put_empty(struct slabx_barn *barn, struct slabx_sheaf *sheaf)
 }
 
 /**
- * barn_exchange_empty() - trade an empty sheaf for a full one
+ * slabx_barn_exchange_empty() - trade an empty sheaf for a full one
  * @barn: the barn.
  * @empty: an empty sheaf, stored only if a full one is handed out.
  *
  * Return: a full sheaf, or NULL (and @empty stays the caller's).
  */
-struct slabx_sheaf *barn_exchange_empty(struct slabx_barn *barn,
-					struct slabx_sheaf *empty)
+struct slabx_sheaf *slabx_barn_exchange_empty(struct slabx_barn *barn,
+					      struct slabx_sheaf *empty)
 {
 	struct slabx_sheaf *full;
 	unsigned long flags;
@@ -149,15 +149,15 @@ struct slabx_sheaf *barn_exchange_empty(struct slabx_barn *barn,
 }
 
 /**
- * barn_exchange_full() - trade a full sheaf for an empty one
+ * slabx_barn_exchange_full() - trade a full sheaf for an empty one
  * @barn: the barn.
  * @full: a full sheaf, stored only if an empty one is handed out.
  *
  * Return: an empty sheaf, or NULL when the barn has no empty sheaf or holds
  * its limit of full ones (and @full stays the caller's).
  */
-struct slabx_sheaf *barn_exchange_full(struct slabx_barn *barn,
-				       struct slabx_sheaf *full)
+struct slabx_sheaf *slabx_barn_exchange_full(struct slabx_barn *barn,
+					     struct slabx_sheaf *full)
 {
 	struct slabx_sheaf *empty = NULL;
 	unsigned long flags;
@@ -173,24 +173,24 @@ struct slabx_sheaf *barn_exchange_full(struct slabx_barn *barn,
 }
 
 /**
- * barn_has_room_for_full() - whether barn_put_full() would succeed now
+ * slabx_barn_has_room_for_full() - whether slabx_barn_put_full() would succeed now
  * @barn: the barn.
  *
  * Return: true while the barn holds fewer full sheaves than its limit.
  */
-bool barn_has_room_for_full(struct slabx_barn *barn)
+bool slabx_barn_has_room_for_full(struct slabx_barn *barn)
 {
 	return READ_ONCE(barn->nr_full) < SLABX_BARN_MAX_FULL;
 }
 
 /**
- * barn_take_all() - empty the barn
+ * slabx_barn_take_all() - empty the barn
  * @barn: the barn.
  * @full: receives every full sheaf.
  * @empty: receives every empty sheaf.
  */
-void barn_take_all(struct slabx_barn *barn, struct list_head *full,
-		   struct list_head *empty)
+void slabx_barn_take_all(struct slabx_barn *barn, struct list_head *full,
+			 struct list_head *empty)
 {
 	unsigned long flags;
 
@@ -203,13 +203,13 @@ void barn_take_all(struct slabx_barn *barn, struct list_head *full,
 }
 
 /**
- * barn_occupancy() - how many sheaves the barn holds
+ * slabx_barn_occupancy() - how many sheaves the barn holds
  * @barn: the barn.
  * @nr_full: receives the number of full sheaves.
  * @nr_empty: receives the number of empty sheaves.
  */
-void barn_occupancy(struct slabx_barn *barn, unsigned int *nr_full,
-		    unsigned int *nr_empty)
+void slabx_barn_occupancy(struct slabx_barn *barn, unsigned int *nr_full,
+			  unsigned int *nr_empty)
 {
 	unsigned long flags;
 
@@ -220,7 +220,7 @@ void barn_occupancy(struct slabx_barn *barn, unsigned int *nr_full,
 }
 
 /**
- * barn_try_exchange() - trade a sheaf with the barn, trylock only
+ * slabx_barn_try_exchange() - trade a sheaf with the barn, trylock only
  * @barn: the barn.
  * @sheaf: an empty sheaf to trade for a full one, or a full one to trade
  *	for an empty one.
@@ -230,8 +230,8 @@ void barn_occupancy(struct slabx_barn *barn, unsigned int *nr_full,
  * Return: the sheaf obtained, or NULL (the lock was busy, or the barn had
  * none to give or no room) and @sheaf stays the caller's.
  */
-struct slabx_sheaf *barn_try_exchange(struct slabx_barn *barn,
-				      struct slabx_sheaf *sheaf)
+struct slabx_sheaf *slabx_barn_try_exchange(struct slabx_barn *barn,
+					    struct slabx_sheaf *sheaf)
 {
 	struct slabx_sheaf *got = NULL;
 	unsigned long flags;

@@ -53,7 +53,7 @@ static void node_stats_show(struct seq_file *m, struct slabx_cache *s)
 	for_each_node(nid) {
 		unsigned int full, empty;
 
-		barn_occupancy(&s->node[nid]->barn, &full, &empty);
+		slabx_barn_occupancy(&s->node[nid]->barn, &full, &empty);
 		seq_printf(m, "barn%d full=%u empty=%u\n", nid, full, empty);
 	}
 }

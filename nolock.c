@@ -46,7 +46,7 @@ static void *sheaves_alloc_nolock(struct slabx_cache *s)
 	if (!pcs->main->size && pcs->spare && pcs->spare->size)
 		swap(pcs->main, pcs->spare);
 	if (!pcs->main->size) {
-		full = barn_try_exchange(slabx_local_barn(s), pcs->main);
+		full = slabx_barn_try_exchange(slabx_local_barn(s), pcs->main);
 		if (full)
 			pcs->main = full;
 	}
@@ -72,7 +72,7 @@ static bool sheaves_free_nolock(struct slabx_cache *s,
 	    !pcs->spare->size)
 		swap(pcs->main, pcs->spare);
 	if (pcs->main->size == pcs->main->capacity) {
-		empty = barn_try_exchange(slabx_local_barn(s), pcs->main);
+		empty = slabx_barn_try_exchange(slabx_local_barn(s), pcs->main);
 		if (empty)
 			pcs->main = empty;
 	}
@@ -94,7 +94,7 @@ static void *cache_alloc_nolock(struct slabx_cache *s)
 		return NULL;
 	if (s->pool)
 		return slabx_objpool_pop(s->pool);
-	if (s->cpu_sheaves)
+	if (s->sheaf_capacity)
 		obj = sheaves_alloc_nolock(s);
 	if (!obj)
 		obj = slabx_slab_trytake(s, nid);
@@ -146,7 +146,7 @@ static bool cache_free_nolock(struct slabx_cache *s, struct slabx_slab *slab,
 {
 	if (!nolock_context_ok())
 		return false;
-	if (s->cpu_sheaves && sheaves_free_nolock(s, slab, obj))
+	if (s->sheaf_capacity && sheaves_free_nolock(s, slab, obj))
 		return true;
 	return slabx_slab_tryput(s, slab, obj);
 }
@@ -213,7 +213,14 @@ static void nolock_work_fn(struct irq_work *work)
 void slabx_nolock_cache_init(struct slabx_cache *s)
 {
 	init_llist_head(&s->nolock_deferred);
-	init_irq_work(&s->nolock_work, nolock_work_fn);
+	/*
+	 * Hard even on PREEMPT_RT: a lazy irq_work would wait for a per-CPU
+	 * thread that is parked while its CPU is offline, holding up every
+	 * deferred free of the cache and destroy's irq_work_sync(). The drain
+	 * may run in hard IRQ: slabx_free() neither allocates nor frees
+	 * memory there on RT (see slabx_may_free_pages()).
+	 */
+	s->nolock_work = IRQ_WORK_INIT_HARD(nolock_work_fn);
 }
 
 /**

@@ -25,10 +25,17 @@
  * for that cache's work only, never for the RCU work of other caches, and
  * not for work that opened after it started.
  *
- * Lock order: per-CPU sheaves -> barn->lock (see slabx.c). call_rcu() is
- * called with the sheaves held or with no lock.
+ * The in-slab fallback lives at the end of this file: each node has two
+ * batches of waiting objects and one RCU callback (see
+ * slabx_slab_defer_rcu()).
+ *
+ * Lock order: per-CPU sheaves -> barn->lock (see slabx.c); the fallback
+ * takes slabx_node->lock (a leaf) alone. call_rcu() is called with the
+ * sheaves held or with no lock.
  */
 #include <linux/atomic.h>
+#include <linux/bitmap.h>
+#include <linux/lockdep.h>
 #include <linux/cpu.h>
 #include <linux/cpumask.h>
 #include <linux/module.h>
@@ -115,11 +122,11 @@ static void rcu_sheaf_done(struct rcu_head *head)
 	/* Read first: in a barn the sheaf is anybody's. */
 	unsigned int nr = sheaf->size, epoch = sheaf->rcu_epoch;
 
-	if (sheaf->size == sheaf->capacity && barn_put_full(barn, sheaf)) {
+	if (sheaf->size == sheaf->capacity && slabx_barn_put_full(barn, sheaf)) {
 		slabx_stat_inc(s, SLABX_RCU_SHEAF_TO_BARN);
 	} else {
-		sheaf_flush(s, sheaf);
-		sheaf_stash_empty(s, barn, sheaf);
+		slabx_sheaf_flush(s, sheaf);
+		slabx_sheaf_stash_empty(s, barn, sheaf);
 		slabx_stat_inc(s, SLABX_RCU_SHEAF_FLUSHED);
 	}
 	slabx_rcu_done(s, nr);
@@ -137,13 +144,13 @@ static void rcu_sheaf_submit(struct slabx_cache *s, struct slabx_sheaf *sheaf,
 }
 
 /**
- * rcu_free_submit_pcs() - queue a CPU's partial rcu_free sheaf
+ * slabx_rcu_free_submit_pcs() - queue a CPU's partial rcu_free sheaf
  * @s: the cache.
  * @pcs: the CPU's sheaves, held, or of a dead CPU.
  * @nid: the CPU's node.
  */
-void rcu_free_submit_pcs(struct slabx_cache *s, struct slabx_cpu_sheaves *pcs,
-			 int nid)
+void slabx_rcu_free_submit_pcs(struct slabx_cache *s, struct slabx_cpu_sheaves *pcs,
+			       int nid)
 {
 	struct slabx_sheaf *sheaf = pcs->rcu_free;
 
@@ -154,15 +161,15 @@ void rcu_free_submit_pcs(struct slabx_cache *s, struct slabx_cpu_sheaves *pcs,
 }
 
 /**
- * rcu_free_flush_cpu() - queue a dead CPU's partial rcu_free sheaf
+ * slabx_rcu_free_flush_cpu() - queue a dead CPU's partial rcu_free sheaf
  * @s: the cache.
  * @cpu: a CPU that is offline.
  */
-void rcu_free_flush_cpu(struct slabx_cache *s, unsigned int cpu)
+void slabx_rcu_free_flush_cpu(struct slabx_cache *s, unsigned int cpu)
 {
 	if (s->cpu_sheaves)
-		rcu_free_submit_pcs(s, per_cpu_ptr(s->cpu_sheaves, cpu),
-				    cpu_to_mem(cpu));
+		slabx_rcu_free_submit_pcs(s, per_cpu_ptr(s->cpu_sheaves, cpu),
+					  cpu_to_mem(cpu));
 }
 
 /* Give rcu_free an empty sheaf that needs no allocation. */
@@ -175,7 +182,7 @@ static bool rcu_free_get_empty(struct slabx_cache *s,
 		pcs->rcu_free = pcs->spare;
 		pcs->spare = NULL;
 	} else {
-		pcs->rcu_free = barn_get_empty(slabx_local_barn(s));
+		pcs->rcu_free = slabx_barn_get_empty(slabx_local_barn(s));
 	}
 	return pcs->rcu_free;
 }
@@ -227,15 +234,15 @@ static bool free_rcu_to_sheaf(struct slabx_cache *s, struct slabx_slab *slab,
 	bool done;
 
 	done = rcu_free_push(s, slab, obj, &new);
-	if (done || slab->nid != numa_mem_id() || !may_alloc_sheaf() ||
+	if (done || slab->nid != numa_mem_id() || !slabx_may_alloc_sheaf() ||
 	    slabx_fault_injected_rcu_sheaf())
 		return done;
-	new = sheaf_new(s, s->sheaf_capacity, GFP_NOWAIT);
+	new = slabx_sheaf_new(s, s->sheaf_capacity, GFP_NOWAIT);
 	if (!new)
 		return false;
 	done = rcu_free_push(s, slab, obj, &new);
 	if (new)
-		sheaf_stash_empty(s, slabx_local_barn(s), new);
+		slabx_sheaf_stash_empty(s, slabx_local_barn(s), new);
 	return done;
 }
 
@@ -277,7 +284,7 @@ void slabx_free_rcu(struct slabx_cache *s, void *obj)
 	slab = slabx_obj_slab(s, obj);
 	if (!slab)
 		return;
-	if (s->cpu_sheaves) {
+	if (s->sheaf_capacity) {
 		if (free_rcu_to_sheaf(s, slab, obj)) {
 			slabx_stat_inc(s, SLABX_FREE_RCU_SHEAF);
 			return;
@@ -298,7 +305,7 @@ static void rcu_free_flush_this_cpu(struct slabx_cache *s)
 	pcs = pcs_lock(s);
 	if (WARN_ON_ONCE(!pcs))
 		return;
-	rcu_free_submit_pcs(s, pcs, numa_mem_id());
+	slabx_rcu_free_submit_pcs(s, pcs, numa_mem_id());
 	pcs_unlock(pcs);
 }
 
@@ -340,9 +347,21 @@ static void rcu_free_flush_all(struct slabx_cache *s)
  */
 void slabx_rcu_barrier(struct slabx_cache *s)
 {
+	might_sleep();
+	if (!slabx_cache_dead(s, __func__))
+		slabx_rcu_wait(s);
+}
+EXPORT_SYMBOL_GPL(slabx_rcu_barrier);
+
+/**
+ * slabx_rcu_wait() - slabx_rcu_barrier() without the check for a dying
+ *	cache, for destroy and module exit
+ * @s: the cache.
+ */
+void slabx_rcu_wait(struct slabx_cache *s)
+{
 	unsigned int old;
 
-	might_sleep();
 	if (!slabx_cache_stat(s, SLABX_FREE_RCU))
 		return;
 	mutex_lock(&s->rcu_barrier_mutex);
@@ -354,4 +373,171 @@ void slabx_rcu_barrier(struct slabx_cache *s)
 	wait_event(slabx_rcu_wq, !atomic_read(&s->rcu_inflight[old]));
 	mutex_unlock(&s->rcu_barrier_mutex);
 }
-EXPORT_SYMBOL_GPL(slabx_rcu_barrier);
+
+/* ---- objects waiting for a grace period in their slab --------------------- */
+
+/* The pending bitmap of batch @b of a slab. */
+static unsigned long *slab_rcu_bitmap(struct slabx_cache *s,
+				      struct slabx_slab *slab, unsigned int b)
+{
+	return slab->rcu_pending + b * s->rcu_bitmap_longs;
+}
+
+/**
+ * slabx_slab_rcu_pending() - whether an object waits in its slab for a
+ *	grace period
+ * @s: the cache.
+ * @slab: the slab of @obj; its node's lock is held.
+ * @obj: the object.
+ *
+ * Return: true when @obj is in either batch of its node.
+ */
+bool slabx_slab_rcu_pending(struct slabx_cache *s, struct slabx_slab *slab,
+			    void *obj)
+{
+	unsigned int idx = slabx_obj_index(s, slab, obj);
+
+	return test_bit(idx, slab_rcu_bitmap(s, slab, 0)) ||
+	       test_bit(idx, slab_rcu_bitmap(s, slab, 1));
+}
+
+/* Put a slab's objects of batch @b back (n->lock held). Return: how many. */
+static unsigned int slab_rcu_release(struct slabx_cache *s,
+				     struct slabx_node *n,
+				     struct slabx_slab *slab, unsigned int b,
+				     struct list_head *discard)
+{
+	unsigned long *pending = slab_rcu_bitmap(s, slab, b);
+	void *first = slabx_slab_base(slab) + s->first_offset;
+	unsigned int idx, nr = 0;
+
+	lockdep_assert_held(&n->lock);
+	list_del_init(&slab->rcu_list[b]);
+	slab->rcu_nr[b] = 0;
+	/* The last slabx_node_put() may move the slab to @discard: still mapped. */
+	for_each_set_bit(idx, pending, s->objs_per_slab) {
+		__clear_bit(idx, pending);
+		slabx_node_put(s, n, slab, first + idx * s->stride, discard);
+		nr++;
+	}
+	return nr;
+}
+
+/*
+ * Close the open batch and make the other one open (n->lock held, a
+ * callback about to be queued for the closed one). Return: its index.
+ */
+static unsigned int node_rcu_close_batch(struct slabx_node *n)
+{
+	unsigned int closed = n->rcu_open;
+
+	lockdep_assert_held(&n->lock);
+	n->rcu_open ^= 1;
+	n->rcu_queued = true;
+	return closed;
+}
+
+/*
+ * RCU callback of a node: every object of the closed batch was deferred
+ * before the callback was queued, so its grace period is over. If the open
+ * batch took objects meanwhile, close it and queue the callback again.
+ */
+static void node_rcu_drain(struct rcu_head *head)
+{
+	struct slabx_node *n = container_of(head, struct slabx_node, rcu);
+	struct slabx_cache *s = n->cache;
+	struct slabx_rcu_batch *batch;
+	struct slabx_slab *slab, *tmp;
+	unsigned long flags, done = 0;
+	unsigned int b, epoch;
+	LIST_HEAD(discard);
+	bool again;
+
+	raw_spin_lock_irqsave(&n->lock, flags);
+	b = n->rcu_open ^ 1;		/* the batch closed for us */
+	batch = &n->rcu_batch[b];
+	list_for_each_entry_safe(slab, tmp, &batch->slabs, rcu_list[b])
+		done += slab_rcu_release(s, n, slab, b, &discard);
+	epoch = batch->epoch;
+	batch->nr = 0;
+	again = n->rcu_batch[n->rcu_open].nr;
+	if (again)
+		node_rcu_close_batch(n);
+	else
+		n->rcu_queued = false;
+	raw_spin_unlock_irqrestore(&n->lock, flags);
+	slabx_stat_inc(s, SLABX_NODE_LOCK);
+	slabx_slab_discard_list(s, &discard);
+	slabx_rcu_done(s, done);
+	if (again) {
+		slabx_stat_inc(s, SLABX_RCU_CALL);
+		call_rcu(&n->rcu, node_rcu_drain);
+	}
+	/* Last: a waiting destroy may free the cache once it is counted. */
+	slabx_rcu_put(s, epoch);
+}
+
+/* Add @obj to the node's open batch (n->lock held). */
+static void node_rcu_add(struct slabx_cache *s, struct slabx_node *n,
+			 struct slabx_slab *slab, unsigned int idx)
+{
+	unsigned int b = n->rcu_open;
+	struct slabx_rcu_batch *batch = &n->rcu_batch[b];
+
+	lockdep_assert_held(&n->lock);
+	if (!batch->nr++)
+		batch->epoch = slabx_rcu_open(s);
+	__set_bit(idx, slab_rcu_bitmap(s, slab, b));
+	if (!slab->rcu_nr[b]++)
+		list_add_tail(&slab->rcu_list[b], &batch->slabs);
+	/* Counted before the drain can see it: waiting never < 0. */
+	slabx_stat_inc(s, SLABX_FREE_RCU);
+}
+
+/**
+ * slabx_slab_defer_rcu() - free an object after a grace period, in its slab
+ * @s: the cache.
+ * @slab: the slab of @obj.
+ * @obj: the object, still in use by RCU readers.
+ *
+ * The object is marked in its slab's pending bitmap of the node's open
+ * batch; every slab has the bitmaps, so this needs no memory: it is the
+ * fallback of slabx_free_rcu() when no sheaf can take the object. Each
+ * node has two batches and one RCU callback: a batch is closed when the
+ * callback is queued for it and freed by it, so an object waits at most
+ * about two grace periods, however busy the slab is.
+ *
+ * Context: any but NMI.
+ * Return: false for an object already waiting (a double free, reported).
+ */
+bool slabx_slab_defer_rcu(struct slabx_cache *s, struct slabx_slab *slab,
+			  void *obj)
+{
+	struct slabx_node *n = s->node[slab->nid];
+	bool queue = false, twice;
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&n->lock, flags);
+	twice = slabx_slab_rcu_pending(s, slab, obj);
+	if (!twice) {
+		node_rcu_add(s, n, slab, slabx_obj_index(s, slab, obj));
+		if (!n->rcu_queued) {
+			node_rcu_close_batch(n);
+			queue = true;
+		}
+	}
+	raw_spin_unlock_irqrestore(&n->lock, flags);
+	slabx_stat_inc(s, SLABX_NODE_LOCK);
+
+	if (twice) {
+		slabx_stat_inc(s, SLABX_FREE_INVALID);
+		WARN_ONCE(1, "slabx: %s: double slabx_free_rcu() of %p\n",
+			  s->name, obj);
+		return false;
+	}
+	if (queue) {
+		slabx_stat_inc(s, SLABX_RCU_CALL);
+		call_rcu(&n->rcu, node_rcu_drain);
+	}
+	return true;
+}

@@ -52,15 +52,15 @@
 /* ---- sheaves -------------------------------------------------------------- */
 
 /**
- * sheaf_new() - allocate an empty sheaf
+ * slabx_sheaf_new() - allocate an empty sheaf
  * @s: its cache.
  * @capacity: room for objects.
  * @gfp: allocation context (no warning on failure).
  *
  * Return: the sheaf, or NULL.
  */
-struct slabx_sheaf *sheaf_new(struct slabx_cache *s, unsigned int capacity,
-			      gfp_t gfp)
+struct slabx_sheaf *slabx_sheaf_new(struct slabx_cache *s, unsigned int capacity,
+				    gfp_t gfp)
 {
 	struct slabx_sheaf *sheaf;
 
@@ -78,13 +78,13 @@ struct slabx_sheaf *sheaf_new(struct slabx_cache *s, unsigned int capacity,
 }
 
 /**
- * sheaf_flush() - put a sheaf's objects back into their slabs
+ * slabx_sheaf_flush() - put a sheaf's objects back into their slabs
  * @s: the cache.
  * @sheaf: the sheaf, empty afterwards.
  *
  * Context: not with the per-CPU sheaves held (it may free pages).
  */
-void sheaf_flush(struct slabx_cache *s, struct slabx_sheaf *sheaf)
+void slabx_sheaf_flush(struct slabx_cache *s, struct slabx_sheaf *sheaf)
 {
 	if (!sheaf->size)
 		return;
@@ -111,37 +111,37 @@ static void sheaf_flush_locked(struct slabx_cache *s,
  */
 static void sheaf_free(struct slabx_cache *s, struct slabx_sheaf *sheaf)
 {
-	if (IS_ENABLED(CONFIG_PREEMPT_RT))
-		lockdep_assert_preemption_enabled();
 	if (!sheaf)
 		return;
-	sheaf_flush(s, sheaf);
+	if (IS_ENABLED(CONFIG_PREEMPT_RT))
+		lockdep_assert_preemption_enabled();
+	slabx_sheaf_flush(s, sheaf);
 	kfree(sheaf);
 	slabx_stat_inc(s, SLABX_SHEAF_FREE);
 }
 
 /**
- * sheaf_stash_empty() - keep an empty sheaf in a barn, or free it
+ * slabx_sheaf_stash_empty() - keep an empty sheaf in a barn, or free it
  * @s: the cache.
  * @barn: the barn.
  * @sheaf: an empty sheaf of the cache's capacity.
  */
-void sheaf_stash_empty(struct slabx_cache *s, struct slabx_barn *barn,
-		       struct slabx_sheaf *sheaf)
+void slabx_sheaf_stash_empty(struct slabx_cache *s, struct slabx_barn *barn,
+			     struct slabx_sheaf *sheaf)
 {
-	if (!barn_put_empty(barn, sheaf))
+	if (!slabx_barn_put_empty(barn, sheaf))
 		sheaf_free(s, sheaf);
 }
 
 /**
- * sheaf_default_capacity() - sheaf capacity for a cache without one given
+ * slabx_sheaf_default_capacity() - sheaf capacity for a cache without one given
  * @stride: the cache's object stride.
  *
  * About 8 KiB of objects per sheaf, between 4 and 64 objects.
  *
  * Return: the capacity.
  */
-unsigned int sheaf_default_capacity(unsigned int stride)
+unsigned int slabx_sheaf_default_capacity(unsigned int stride)
 {
 	return clamp(8192U / stride, 4U, 64U);
 }
@@ -155,7 +155,7 @@ static bool gfp_allows_spinning(gfp_t gfp)
 }
 
 /**
- * may_alloc_sheaf() - whether this context may allocate a sheaf
+ * slabx_may_alloc_sheaf() - whether this context may allocate a sheaf
  *
  * The free paths may be called in hard-IRQ context or with IRQs disabled
  * (and slabx_free_nolock() under a raw spinlock or in NMI), where kmalloc()
@@ -166,7 +166,7 @@ static bool gfp_allows_spinning(gfp_t gfp)
  *
  * Return: true where kmalloc() with %GFP_NOWAIT is allowed for sure.
  */
-bool may_alloc_sheaf(void)
+bool slabx_may_alloc_sheaf(void)
 {
 	return preemptible();
 }
@@ -177,17 +177,20 @@ bool may_alloc_sheaf(void)
  * On PREEMPT_RT the page allocator's locks sleep: a slab that becomes free
  * where preemption or IRQs are off goes back through the any-context page
  * path instead (see slab_discard()). Elsewhere pages may be freed in any
- * context but NMI, which slabx_free() is not called from.
+ * context but NMI, which slabx_free() is not called from; lockdep's
+ * raw-lock nesting checks hold !RT kernels to RT's rule, so with them the
+ * same contexts defer too.
  *
  * Return: true where __free_pages() is allowed.
  */
 bool slabx_may_free_pages(void)
 {
-	return !IS_ENABLED(CONFIG_PREEMPT_RT) || preemptible();
+	return preemptible() || (!IS_ENABLED(CONFIG_PREEMPT_RT) &&
+				 !IS_ENABLED(CONFIG_PROVE_RAW_LOCK_NESTING));
 }
 
 /**
- * sheaves_main_refill() - make this CPU's empty main sheaf non-empty
+ * slabx_sheaves_main_refill() - make this CPU's empty main sheaf non-empty
  * @s: a cache with sheaves.
  * @pcs: this CPU's sheaves, held (pcs_lock()).
  * @gfp: allocation context; the slabs are used only if it allows spinning.
@@ -195,22 +198,25 @@ bool slabx_may_free_pages(void)
  * Return: false when nothing could be had without allocating pages (the
  * caller takes the slab path).
  */
-bool sheaves_main_refill(struct slabx_cache *s, struct slabx_cpu_sheaves *pcs,
-			 gfp_t gfp)
+bool slabx_sheaves_main_refill(struct slabx_cache *s, struct slabx_cpu_sheaves *pcs,
+			       gfp_t gfp)
 {
 	struct slabx_barn *barn = slabx_local_barn(s);
 	struct slabx_sheaf *full;
 
+	/* Where an allocation from a dying cache is cheaply caught. */
+	if (slabx_cache_dead(s, "allocation"))
+		return false;
 	if (pcs->spare && pcs->spare->size) {
 		swap(pcs->main, pcs->spare);
 		return true;
 	}
 	if (!pcs->spare) {
-		full = barn_get_full(barn);
+		full = slabx_barn_get_full(barn);
 		if (full)
 			pcs->spare = pcs->main;
 	} else {
-		full = barn_exchange_empty(barn, pcs->main);
+		full = slabx_barn_exchange_empty(barn, pcs->main);
 	}
 	if (full) {
 		pcs->main = full;
@@ -230,7 +236,7 @@ bool sheaves_main_refill(struct slabx_cache *s, struct slabx_cpu_sheaves *pcs,
 }
 
 /**
- * sheaves_main_make_room() - make room in this CPU's full main sheaf
+ * slabx_sheaves_main_make_room() - make room in this CPU's full main sheaf
  * @s: a cache with sheaves.
  * @pcs: this CPU's sheaves, held (pcs_lock()).
  *
@@ -238,8 +244,8 @@ bool sheaves_main_refill(struct slabx_cache *s, struct slabx_cpu_sheaves *pcs,
  *
  * Return: false when no empty sheaf could be had.
  */
-bool sheaves_main_make_room(struct slabx_cache *s,
-			    struct slabx_cpu_sheaves *pcs)
+bool slabx_sheaves_main_make_room(struct slabx_cache *s,
+				  struct slabx_cpu_sheaves *pcs)
 {
 	struct slabx_barn *barn = slabx_local_barn(s);
 	struct slabx_sheaf *empty;
@@ -249,7 +255,7 @@ bool sheaves_main_make_room(struct slabx_cache *s,
 		return true;
 	}
 	if (!pcs->spare) {
-		empty = barn_get_empty(barn);
+		empty = slabx_barn_get_empty(barn);
 		if (empty) {
 			pcs->spare = pcs->main;
 			pcs->main = empty;
@@ -259,7 +265,7 @@ bool sheaves_main_make_room(struct slabx_cache *s,
 	}
 	if (pcs->spare->size != pcs->spare->capacity)
 		return false;
-	empty = barn_exchange_full(barn, pcs->main);
+	empty = slabx_barn_exchange_full(barn, pcs->main);
 	if (!empty) {
 		slabx_stat_inc(s, SLABX_BARN_PUT_FAIL);
 		return false;
@@ -286,7 +292,7 @@ static struct slabx_sheaf *main_install_empty(struct slabx_cache *s,
 	}
 	if (!pcs->spare) {
 		pcs->spare = pcs->main;
-	} else if (barn_put_full(slabx_local_barn(s), pcs->main)) {
+	} else if (slabx_barn_put_full(slabx_local_barn(s), pcs->main)) {
 		slabx_stat_inc(s, SLABX_BARN_PUT);
 	} else {
 		slabx_stat_inc(s, SLABX_BARN_PUT_FAIL);
@@ -298,7 +304,7 @@ static struct slabx_sheaf *main_install_empty(struct slabx_cache *s,
 }
 
 /**
- * sheaves_free_slow() - free into a full main sheaf with no empty one at hand
+ * slabx_sheaves_free_slow() - free into a full main sheaf with no empty one at hand
  * @s: a cache with sheaves.
  * @nid: node of @obj.
  * @obj: the object.
@@ -314,16 +320,16 @@ static struct slabx_sheaf *main_install_empty(struct slabx_cache *s,
  * Return: true when done (counted as freed), false when the caller must
  * take the slab path.
  */
-bool sheaves_free_slow(struct slabx_cache *s, int nid, void *obj)
+bool slabx_sheaves_free_slow(struct slabx_cache *s, int nid, void *obj)
 {
 	struct slabx_sheaf *empty = NULL, *left;
 	struct slabx_cpu_sheaves *pcs;
 	LIST_HEAD(discard);
 	bool done = false;
 
-	if (may_alloc_sheaf() && barn_has_room_for_full(slabx_local_barn(s)))
-		empty = sheaf_new(s, s->sheaf_capacity,
-				  GFP_NOWAIT | __GFP_NOWARN);
+	if (slabx_may_alloc_sheaf() && slabx_barn_has_room_for_full(slabx_local_barn(s)))
+		empty = slabx_sheaf_new(s, s->sheaf_capacity,
+					GFP_NOWAIT | __GFP_NOWARN);
 	left = empty;
 	rcu_read_lock();
 	pcs = pcs_lock(s);
@@ -332,14 +338,14 @@ bool sheaves_free_slow(struct slabx_cache *s, int nid, void *obj)
 	/* We may be on another CPU now, even on another node. */
 	if (nid == numa_mem_id()) {
 		if (pcs->main->size == pcs->main->capacity &&
-		    !sheaves_main_make_room(s, pcs))
+		    !slabx_sheaves_main_make_room(s, pcs))
 			left = main_install_empty(s, pcs, empty, &discard);
 		pcs->main->objects[pcs->main->size++] = obj;
 		slabx_stat_inc(s, SLABX_FREE_FASTPATH);
 		slabx_stat_inc(s, SLABX_FREE);
 		done = true;
 	}
-	if (left && barn_put_empty(slabx_local_barn(s), left))
+	if (left && slabx_barn_put_empty(slabx_local_barn(s), left))
 		left = NULL;
 	pcs_unlock(pcs);
 out:
@@ -350,7 +356,7 @@ out:
 }
 
 /**
- * sheaves_alloc_bulk() - take objects from this CPU's sheaves
+ * slabx_sheaves_alloc_bulk() - take objects from this CPU's sheaves
  * @s: a cache with sheaves.
  * @gfp: allocation context.
  * @p: receives the objects.
@@ -359,8 +365,8 @@ out:
  * Return: the number of objects taken; the caller gets the rest from the
  * slabs.
  */
-unsigned int sheaves_alloc_bulk(struct slabx_cache *s, gfp_t gfp, void **p,
-				unsigned int nr)
+unsigned int slabx_sheaves_alloc_bulk(struct slabx_cache *s, gfp_t gfp, void **p,
+				      unsigned int nr)
 {
 	struct slabx_cpu_sheaves *pcs;
 	unsigned int got = 0;
@@ -368,7 +374,7 @@ unsigned int sheaves_alloc_bulk(struct slabx_cache *s, gfp_t gfp, void **p,
 	pcs = pcs_lock(s);
 	if (!pcs)
 		return 0;
-	while (got < nr && (pcs->main->size || sheaves_main_refill(s, pcs, gfp))) {
+	while (got < nr && (pcs->main->size || slabx_sheaves_main_refill(s, pcs, gfp))) {
 		struct slabx_sheaf *main = pcs->main;
 		unsigned int n = min(nr - got, main->size);
 
@@ -381,7 +387,7 @@ unsigned int sheaves_alloc_bulk(struct slabx_cache *s, gfp_t gfp, void **p,
 }
 
 /**
- * sheaves_free_bulk() - free objects, into this CPU's sheaves where possible
+ * slabx_sheaves_free_bulk() - free objects, into this CPU's sheaves where possible
  * @s: a cache with sheaves.
  * @p: the objects; NULL entries are skipped.
  * @nr: entries in @p.
@@ -392,7 +398,7 @@ unsigned int sheaves_alloc_bulk(struct slabx_cache *s, gfp_t gfp, void **p,
  *
  * Return: the number of objects freed.
  */
-size_t sheaves_free_bulk(struct slabx_cache *s, void **p, size_t nr)
+size_t slabx_sheaves_free_bulk(struct slabx_cache *s, void **p, size_t nr)
 {
 	size_t i, fast = 0, slow = 0, remote = 0;
 	struct slabx_cpu_sheaves *pcs;
@@ -433,12 +439,12 @@ size_t sheaves_free_bulk(struct slabx_cache *s, void **p, size_t nr)
 /* ---- lifecycle, flushing ------------------------------------------------------ */
 
 /**
- * sheaves_init() - give every possible CPU its main sheaf
+ * slabx_sheaves_init() - give every possible CPU its main sheaf
  * @s: a new cache; nothing to do when its sheaf capacity is 0.
  *
- * Return: 0 or -ENOMEM (the caller then calls sheaves_destroy()).
+ * Return: 0 or -ENOMEM (the caller then calls slabx_sheaves_destroy()).
  */
-int sheaves_init(struct slabx_cache *s)
+int slabx_sheaves_init(struct slabx_cache *s)
 {
 	int cpu;
 
@@ -453,7 +459,7 @@ int sheaves_init(struct slabx_cache *s)
 		struct slabx_cpu_sheaves *pcs = per_cpu_ptr(s->cpu_sheaves, cpu);
 
 		if (!slabx_meta_fail())
-			pcs->main = sheaf_new(s, s->sheaf_capacity, GFP_KERNEL);
+			pcs->main = slabx_sheaf_new(s, s->sheaf_capacity, GFP_KERNEL);
 		if (!pcs->main)
 			return -ENOMEM;
 	}
@@ -479,15 +485,15 @@ static struct slabx_sheaf *pcs_flush(struct slabx_cache *s,
 	if (spare->size)
 		sheaf_flush_locked(s, spare, discard);
 	pcs->spare = NULL;
-	return barn_put_empty(&s->node[nid]->barn, spare) ? NULL : spare;
+	return slabx_barn_put_empty(&s->node[nid]->barn, spare) ? NULL : spare;
 }
 
 /**
- * sheaves_flush_cpu() - flush a dead CPU's sheaves
+ * slabx_sheaves_flush_cpu() - flush a dead CPU's sheaves
  * @s: the cache.
  * @cpu: a CPU that is offline, whose sheaves nobody can use.
  */
-void sheaves_flush_cpu(struct slabx_cache *s, unsigned int cpu)
+void slabx_sheaves_flush_cpu(struct slabx_cache *s, unsigned int cpu)
 {
 	struct slabx_sheaf *left;
 	LIST_HEAD(discard);
@@ -501,26 +507,29 @@ void sheaves_flush_cpu(struct slabx_cache *s, unsigned int cpu)
 }
 
 /**
- * sheaves_flush_barns() - flush every barn of a cache into the slabs
+ * slabx_sheaves_flush_barns() - flush every barn of a cache into the slabs
  * @s: the cache.
  *
  * Full sheaves are flushed and, like the empty ones, freed.
  *
  * Return: the number of objects that were in the barns.
  */
-unsigned long sheaves_flush_barns(struct slabx_cache *s)
+unsigned long slabx_sheaves_flush_barns(struct slabx_cache *s)
 {
 	struct slabx_sheaf *sheaf, *tmp;
 	unsigned long objects = 0;
 	int nid;
 
-	if (!s->sheaf_capacity)
+	if (!s->sheaf_capacity || !s->node)
 		return 0;
 	for_each_node(nid) {
 		LIST_HEAD(full);
 		LIST_HEAD(empty);
 
-		barn_take_all(&s->node[nid]->barn, &full, &empty);
+		/* A cache whose creation failed may lack nodes. */
+		if (!s->node[nid])
+			continue;
+		slabx_barn_take_all(&s->node[nid]->barn, &full, &empty);
 		list_splice(&empty, &full);
 		list_for_each_entry_safe(sheaf, tmp, &full, barn_list) {
 			list_del(&sheaf->barn_list);
@@ -542,7 +551,7 @@ static void flush_this_cpu(struct slabx_cache *s)
 	pcs = pcs_lock(s);
 	if (WARN_ON_ONCE(!pcs))
 		return;
-	rcu_free_submit_pcs(s, pcs, numa_mem_id());
+	slabx_rcu_free_submit_pcs(s, pcs, numa_mem_id());
 	left = pcs_flush(s, pcs, numa_mem_id(), &discard);
 	pcs_unlock(pcs);
 	slabx_slab_discard_list(s, &discard);
@@ -550,7 +559,7 @@ static void flush_this_cpu(struct slabx_cache *s)
 }
 
 /**
- * sheaves_flush_all() - flush every CPU's sheaves and every barn
+ * slabx_sheaves_flush_all() - flush every CPU's sheaves and every barn
  * @s: the cache.
  *
  * Each online CPU flushes its own sheaves, and queues its partial rcu_free
@@ -560,7 +569,7 @@ static void flush_this_cpu(struct slabx_cache *s)
  *
  * Context: process context, may sleep; not under cpus_read_lock().
  */
-void sheaves_flush_all(struct slabx_cache *s)
+void slabx_sheaves_flush_all(struct slabx_cache *s)
 {
 	unsigned int cpu;
 
@@ -570,25 +579,20 @@ void sheaves_flush_all(struct slabx_cache *s)
 	for_each_online_cpu(cpu)
 		slabx_run_on_cpu(cpu, flush_this_cpu, s);
 	cpus_read_unlock();
-	sheaves_flush_barns(s);
+	slabx_sheaves_flush_barns(s);
 }
 
-/**
- * sheaves_destroy() - flush and free all sheaves of a dying cache
- * @s: the cache; only slabx_free() of leaked objects may run concurrently
- *	(see the top of this file). Safe on a cache whose sheaves_init()
- *	failed half-way, and to call twice.
- *
- * Context: process context, may sleep.
+/*
+ * Retire and free every CPU's sheaves. Frees of leaked objects may run
+ * concurrently (see the top of this file).
  */
-void sheaves_destroy(struct slabx_cache *s)
+static void sheaves_retire(struct slabx_cache *s)
 {
 	struct slabx_cpu_sheaves __percpu *cpu_sheaves = s->cpu_sheaves;
 	int cpu;
 
 	if (!cpu_sheaves)
 		return;
-	might_sleep();
 	WRITE_ONCE(s->cpu_sheaves, NULL);
 	/* Wait for every pcs_lock() section that may have read the pointer. */
 	synchronize_rcu();
@@ -605,8 +609,23 @@ void sheaves_destroy(struct slabx_cache *s)
 		if (WARN_ON_ONCE(pcs->rcu_free))
 			kfree(pcs->rcu_free);
 	}
-	sheaves_flush_barns(s);
 	free_percpu(cpu_sheaves);
+}
+
+/**
+ * slabx_sheaves_destroy() - flush and free all sheaves of a dying cache
+ * @s: the cache; only slabx_free() of leaked objects and the return of
+ *	sheaves prefilled before may run concurrently (see the top of this
+ *	file). Safe on a cache whose slabx_sheaves_init() failed half-way,
+ *	and to call again (at module exit, for a zombie's barns).
+ *
+ * Context: process context, may sleep.
+ */
+void slabx_sheaves_destroy(struct slabx_cache *s)
+{
+	might_sleep();
+	sheaves_retire(s);
+	slabx_sheaves_flush_barns(s);
 }
 
 /* ---- prefilled sheaves ---------------------------------------------------------- */
@@ -647,19 +666,19 @@ static struct slabx_sheaf *prefill_take_ready(struct slabx_cache *s,
 	struct slabx_cpu_sheaves *pcs;
 	struct slabx_sheaf *sheaf = NULL;
 
+	/* The barn too is only touched with the sheaves held: see the top. */
 	pcs = pcs_lock(s);
-	if (pcs) {
-		if (pcs->spare && pcs->spare->size >= count) {
-			sheaf = pcs->spare;
-			pcs->spare = NULL;
-		}
-		pcs_unlock(pcs);
-	}
-	if (!sheaf) {
-		sheaf = barn_get_full(slabx_local_barn(s));
+	if (!pcs)
+		return NULL;
+	if (pcs->spare && pcs->spare->size >= count) {
+		sheaf = pcs->spare;
+		pcs->spare = NULL;
+	} else {
+		sheaf = slabx_barn_get_full(slabx_local_barn(s));
 		if (sheaf)
 			slabx_stat_inc(s, SLABX_BARN_GET);
 	}
+	pcs_unlock(pcs);
 	return sheaf;
 }
 
@@ -677,7 +696,7 @@ static struct slabx_sheaf *prefill_take_ready(struct slabx_cache *s,
  *
  * Context: any context that @gfp allows.
  * Return: a sheaf with at least @count objects, ERR_PTR(-EINVAL) for a bad
- * @count or a pool-mode cache (reported with pr_warn), or
+ * @count, a pool-mode cache or a cache being destroyed (each reported), or
  * ERR_PTR(-ENOMEM).
  */
 struct slabx_sheaf *slabx_prefill_sheaf(struct slabx_cache *s, gfp_t gfp,
@@ -686,7 +705,7 @@ struct slabx_sheaf *slabx_prefill_sheaf(struct slabx_cache *s, gfp_t gfp,
 	struct slabx_sheaf *sheaf;
 	unsigned int capacity;
 
-	if (!prefill_count_valid(s, count))
+	if (!prefill_count_valid(s, count) || slabx_cache_dead(s, __func__))
 		return ERR_PTR(-EINVAL);
 	if (s->pool) {
 		pr_warn_ratelimited("slabx: %s: no prefilled sheaves in pool mode\n",
@@ -705,7 +724,7 @@ struct slabx_sheaf *slabx_prefill_sheaf(struct slabx_cache *s, gfp_t gfp,
 		capacity = count;
 		slabx_stat_inc(s, SLABX_SHEAF_PREFILL_OVERSIZE);
 	}
-	sheaf = sheaf_new(s, capacity, gfp);
+	sheaf = slabx_sheaf_new(s, capacity, gfp);
 	if (!sheaf)
 		return ERR_PTR(-ENOMEM);
 	if (sheaf_fill(s, gfp, sheaf, count, NUMA_NO_NODE)) {
@@ -751,7 +770,7 @@ static int sheaf_grow(struct slabx_cache *s, gfp_t gfp,
 {
 	struct slabx_sheaf *old = *sheafp, *sheaf;
 
-	sheaf = sheaf_new(s, count, gfp);
+	sheaf = slabx_sheaf_new(s, count, gfp);
 	if (!sheaf)
 		return -ENOMEM;
 	if (sheaf_fill(s, gfp, sheaf, count - old->size, NUMA_NO_NODE)) {
@@ -826,38 +845,39 @@ static bool sheaf_park(struct slabx_cache *s, gfp_t gfp,
 		       struct slabx_sheaf *sheaf)
 {
 	struct slabx_cpu_sheaves *pcs;
-	struct slabx_barn *barn;
 	int nid = sheaf_node(s, sheaf);
+	bool parked;
 
 	if (sheaf->size && nid == NUMA_NO_NODE)
 		return false;
+	/* Sheaves and barns are only touched with the sheaves held. */
 	pcs = pcs_lock(s);
-	if (pcs) {
-		bool spare = !pcs->spare &&
-			     (!sheaf->size || nid == numa_mem_id());
-
-		if (spare)
-			pcs->spare = sheaf;
+	if (!pcs)
+		return false;
+	if (!pcs->spare && (!sheaf->size || nid == numa_mem_id())) {
+		pcs->spare = sheaf;
 		pcs_unlock(pcs);
-		if (spare)
-			return true;
+		return true;
 	}
-
-	/* A barn only holds full or empty sheaves. */
-	if (!sheaf->size)
-		return barn_put_empty(slabx_local_barn(s), sheaf);
-	barn = &s->node[nid]->barn;
-	if (sheaf->size < sheaf->capacity &&
-	    (!gfp_allows_spinning(gfp) ||
-	     sheaf_fill(s, gfp, sheaf, sheaf->capacity, nid) ||
-	     sheaf_node(s, sheaf) != nid))
-		return false;
-	if (!barn_put_full(barn, sheaf)) {
-		slabx_stat_inc(s, SLABX_BARN_PUT_FAIL);
-		return false;
+	/* A barn only holds full or empty sheaves: fill a partial one. */
+	if (sheaf->size && sheaf->size < sheaf->capacity) {
+		pcs_unlock(pcs);
+		if (!gfp_allows_spinning(gfp) ||
+		    sheaf_fill(s, gfp, sheaf, sheaf->capacity, nid) ||
+		    sheaf_node(s, sheaf) != nid)
+			return false;
+		pcs = pcs_lock(s);
+		if (!pcs)
+			return false;
 	}
-	slabx_stat_inc(s, SLABX_BARN_PUT);
-	return true;
+	if (!sheaf->size) {
+		parked = slabx_barn_put_empty(slabx_local_barn(s), sheaf);
+	} else {
+		parked = slabx_barn_put_full(&s->node[nid]->barn, sheaf);
+		slabx_stat_inc(s, parked ? SLABX_BARN_PUT : SLABX_BARN_PUT_FAIL);
+	}
+	pcs_unlock(pcs);
+	return parked;
 }
 
 /**
@@ -872,18 +892,26 @@ static bool sheaf_park(struct slabx_cache *s, gfp_t gfp,
  * flushed into the slabs and freed. So slabx_alloc_node() never gets an
  * object of another node from a returned sheaf.
  *
+ * A sheaf prefilled before slabx_cache_destroy() began holds objects that
+ * count as leaked: it may still be used, and it may be returned during or
+ * after the destroy (its objects then go to their slabs), like a
+ * slabx_free() of leaked objects.
+ *
  * Context: any context that @gfp allows.
  */
 void slabx_return_sheaf(struct slabx_cache *s, gfp_t gfp,
 			struct slabx_sheaf *sheaf)
 {
-	if (s->cpu_sheaves && sheaf->capacity == s->sheaf_capacity &&
+	if (sheaf->capacity == s->sheaf_capacity && !READ_ONCE(s->dead) &&
 	    sheaf_park(s, gfp, sheaf)) {
 		slabx_stat_inc(s, SLABX_SHEAF_RETURN_FAST);
 		return;
 	}
+	/* As a late slabx_free(): a destroy may be waiting for the objects. */
+	rcu_read_lock();
 	slabx_stat_inc(s, SLABX_SHEAF_RETURN_SLOW);
 	sheaf_free(s, sheaf);
+	rcu_read_unlock();
 }
 EXPORT_SYMBOL_GPL(slabx_return_sheaf);
 

@@ -1,13 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * slabx: cache lifecycle, the slab layer and the public entry points.
+ * slabx: the module, cache lifecycle and the public entry points.
  *
- * A cache keeps, for every possible NUMA node, the slabs whose pages came
- * from that node: partially used slabs on a partial list, a few fully free
- * slabs on an empty list, and full slabs on no list at all. Objects are
- * carved from 2^order page blocks; a free object stores the next free object
- * of its slab (after the object when the cache has a constructor, so that a
- * constructed object keeps its state across free and reuse).
+ * slabx_alloc() and slabx_free() try this CPU's sheaves (sheaf.c, inline)
+ * and otherwise go to the slab layer (slab.c); a cache is created and
+ * destroyed here, and the module sets up CPU hotplug, the shrinker, the
+ * any-context page reserves and debugfs.
  *
  * Lock order:
  *   cpu_hotplug_lock (cpuhp callbacks, slabx_cache_shrink)
@@ -30,11 +28,8 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/bitmap.h>
-#include <linux/cache.h>
 #include <linux/cpuhotplug.h>
 #include <linux/err.h>
-#include <linux/log2.h>
 #include <linux/module.h>
 #include <linux/mm.h>
 #include <linux/mutex.h>
@@ -191,776 +186,6 @@ const char * const slabx_stat_names[SLABX_NR_STATS] = {
 	[SLABX_NOLOCK_TRYLOCK_FAIL]	= "nolock_trylock_fail",
 };
 
-/* ---- object and slab geometry ------------------------------------------ */
-
-static inline void **free_pointer(struct slabx_cache *s, void *obj)
-{
-	return obj + s->fp_offset;
-}
-
-static inline void *slab_base(struct slabx_slab *slab)
-{
-	return slab;
-}
-
-static inline void *slab_end(struct slabx_cache *s, struct slabx_slab *slab)
-{
-	return slab_base(slab) + (PAGE_SIZE << s->order);
-}
-
-/*
- * The slab an address of the direct map would belong to: slabs are
- * naturally aligned blocks of physical memory, so rounding the physical
- * address down finds the header, with no struct page lookup.
- */
-static struct slabx_slab *addr_to_slab(struct slabx_cache *s, const void *obj)
-{
-	return __va(ALIGN_DOWN(__pa(obj), PAGE_SIZE << s->order));
-}
-
-/*
- * Bytes before the first object of a slab of @bytes: the header and its two
- * pending bitmaps, sized for the objects the slab could hold without them.
- */
-static unsigned int slab_first_offset(unsigned long bytes,
-				      unsigned int stride, unsigned int align)
-{
-	unsigned long hdr = sizeof(struct slabx_slab);
-	unsigned long nr = bytes > hdr ? (bytes - hdr) / stride : 0;
-
-	return ALIGN(hdr + 2 * BITS_TO_LONGS(nr) * sizeof(long), align);
-}
-
-/* Index of an object in its slab (from 0). */
-static unsigned int obj_index(struct slabx_cache *s, struct slabx_slab *slab,
-			      const void *obj)
-{
-	return reciprocal_divide(obj - slab_base(slab) - s->first_offset,
-				 s->stride_recip);
-}
-
-/* Order with the least waste, preferring small orders at equal waste. */
-static unsigned int slab_order(unsigned int stride, unsigned int align)
-{
-	unsigned int order, best = SLABX_MAX_ORDER;
-	unsigned long best_waste = ULONG_MAX;
-
-	for (order = 0; order <= SLABX_MAX_ORDER; order++) {
-		unsigned long bytes = PAGE_SIZE << order;
-		unsigned int first = slab_first_offset(bytes, stride, align);
-		unsigned long nr, waste;
-
-		if (bytes < first + stride)
-			continue;
-		nr = (bytes - first) / stride;
-		waste = bytes - nr * stride;
-		/* A waste below 1/8 of the slab is good enough. */
-		if (waste * 8 <= bytes)
-			return order;
-		/* Compare waste fractions: waste / bytes. */
-		if (waste * (PAGE_SIZE << best) < best_waste * bytes) {
-			best = order;
-			best_waste = waste;
-		}
-	}
-	return best;
-}
-
-static void cache_set_geometry(struct slabx_cache *s, unsigned int size,
-			       unsigned int align)
-{
-	unsigned int payload = max_t(unsigned int, size, sizeof(void *));
-
-	if (s->flags & SLABX_HWCACHE_ALIGN)
-		align = max_t(unsigned int, align, cache_line_size());
-	align = max_t(unsigned int, align, sizeof(void *));
-
-	s->object_size = size;
-	s->align = align;
-	if (s->ctor) {
-		/* Keep the constructed object intact: link after it. */
-		s->fp_offset = ALIGN(size, sizeof(void *));
-		payload = s->fp_offset + sizeof(void *);
-	} else {
-		s->fp_offset = 0;
-	}
-	s->stride = ALIGN(payload, align);
-	s->stride_recip = reciprocal_value(s->stride);
-	s->order = slab_order(s->stride, align);
-	s->first_offset = slab_first_offset(PAGE_SIZE << s->order, s->stride,
-					    align);
-	s->objs_per_slab = ((PAGE_SIZE << s->order) - s->first_offset) /
-			   s->stride;
-	s->rcu_bitmap_longs = BITS_TO_LONGS(s->objs_per_slab);
-}
-
-/* ---- slabs ----------------------------------------------------------------- */
-
-static void slab_build_freelist(struct slabx_cache *s, struct slabx_slab *slab)
-{
-	void *obj = slab_base(slab) + s->first_offset;
-	void *next;
-	unsigned int i;
-
-	slab->freelist = obj;
-	for (i = 0; i < s->objs_per_slab; i++, obj = next) {
-		next = i + 1 < s->objs_per_slab ? obj + s->stride : NULL;
-		if (s->ctor)
-			s->ctor(obj);
-		*free_pointer(s, obj) = next;
-	}
-}
-
-/*
- * A new slab for @nid. When the caller named a node, its pages come from
- * that node if at all possible; the slab belongs to the node its pages are
- * really on.
- */
-static struct slabx_slab *slab_init(struct slabx_cache *s, struct page *page);
-
-static struct slabx_slab *slab_new(struct slabx_cache *s, gfp_t gfp, int nid,
-				   bool exact_node)
-{
-	struct page *page = NULL;
-
-	if (exact_node)
-		page = slabx_pages_alloc(nid, gfp | __GFP_THISNODE, s->order);
-	if (!page)
-		page = slabx_pages_alloc(nid, gfp, s->order);
-	if (!page)
-		return NULL;
-	return slab_init(s, page);
-}
-
-/* Make a block of pages a slab of @s, with every object free. */
-static struct slabx_slab *slab_init(struct slabx_cache *s, struct page *page)
-{
-	struct slabx_slab *slab = page_address(page);
-
-	INIT_LIST_HEAD(&slab->list);
-	slab->cache = s;
-	slab->inuse = 0;
-	slab->nid = page_to_nid(page);
-	slab->magic = SLABX_SLAB_MAGIC;
-	slab->rcu_nr[0] = 0;
-	slab->rcu_nr[1] = 0;
-	INIT_LIST_HEAD(&slab->rcu_list[0]);
-	INIT_LIST_HEAD(&slab->rcu_list[1]);
-	bitmap_zero(slab->rcu_pending, 2 * s->rcu_bitmap_longs * BITS_PER_LONG);
-	slab_build_freelist(s, slab);
-	slabx_stat_inc(s, SLABX_SLAB_NEW);
-	return slab;
-}
-
-/* From any context: the block goes back through the nolock path. */
-static void slab_discard_nolock(struct slabx_cache *s, struct slabx_slab *slab)
-{
-	slab->magic = 0;
-	slabx_pages_account(s->order, -1);
-	slabx_free_pages_nolock(virt_to_page(slab_base(slab)), s->order);
-	slabx_stat_inc(s, SLABX_SLAB_DISCARD);
-}
-
-/* Give a free slab back to the page allocator, now if this context may. */
-static void slab_discard(struct slabx_cache *s, struct slabx_slab *slab)
-{
-	if (!slabx_may_free_pages()) {
-		slab_discard_nolock(s, slab);
-		return;
-	}
-	slab->magic = 0;
-	slabx_pages_free(virt_to_page(slab_base(slab)), s->order);
-	slabx_stat_inc(s, SLABX_SLAB_DISCARD);
-}
-
-/**
- * slabx_slab_discard_list() - give slabs back to the page allocator
- * @s: their cache.
- * @list: slabs collected by slabx_slab_release(); emptied.
- *
- * Context: not under any slabx lock, nor with the per-CPU sheaves held.
- */
-void slabx_slab_discard_list(struct slabx_cache *s, struct list_head *list)
-{
-	struct slabx_slab *slab, *tmp;
-
-	list_for_each_entry_safe(slab, tmp, list, list) {
-		list_del(&slab->list);
-		slab_discard(s, slab);
-	}
-}
-
-/* ---- node lists (called with n->lock held) -------------------------------- */
-
-static struct slabx_slab *node_first_free_slab(struct slabx_node *n)
-{
-	struct slabx_slab *slab;
-
-	slab = list_first_entry_or_null(&n->partial, struct slabx_slab, list);
-	if (slab)
-		return slab;
-	slab = list_first_entry_or_null(&n->empty, struct slabx_slab, list);
-	if (slab) {
-		/* Its first allocation turns it partial. */
-		list_move(&slab->list, &n->partial);
-		n->nr_empty--;
-		n->nr_partial++;
-	}
-	return slab;
-}
-
-/* Pop up to @max objects from the node's slabs into @p. */
-static unsigned int node_take(struct slabx_cache *s, struct slabx_node *n,
-			      void **p, unsigned int max)
-{
-	unsigned int got = 0;
-
-	while (got < max) {
-		struct slabx_slab *slab = node_first_free_slab(n);
-
-		if (!slab)
-			break;
-		while (got < max && slab->freelist) {
-			void *obj = slab->freelist;
-
-			slab->freelist = *free_pointer(s, obj);
-			slab->inuse++;
-			p[got++] = obj;
-		}
-		if (!slab->freelist) {
-			/* Full slabs sit on no list. */
-			list_del_init(&slab->list);
-			n->nr_partial--;
-		}
-	}
-	n->free_objs -= got;
-	return got;
-}
-
-static void node_add_slab(struct slabx_cache *s, struct slabx_node *n,
-			  struct slabx_slab *slab)
-{
-	list_add(&slab->list, &n->partial);
-	n->nr_partial++;
-	n->nr_slabs++;
-	n->free_objs += s->objs_per_slab;
-}
-
-/*
- * Put @obj back into @slab. A slab that becomes free goes to the empty list,
- * or, past the keep limit, onto @discard for the caller to free unlocked.
- */
-static void node_put(struct slabx_cache *s, struct slabx_node *n,
-		     struct slabx_slab *slab, void *obj,
-		     struct list_head *discard)
-{
-	bool was_full = !slab->freelist;
-
-	*free_pointer(s, obj) = slab->freelist;
-	slab->freelist = obj;
-	slab->inuse--;
-	n->free_objs++;
-
-	if (slab->inuse) {
-		if (was_full) {
-			list_add(&slab->list, &n->partial);
-			n->nr_partial++;
-		}
-		return;
-	}
-	if (!was_full)
-		n->nr_partial--;
-	if (n->nr_empty < SLABX_NODE_KEEP_EMPTY) {
-		list_move(&slab->list, &n->empty);
-		n->nr_empty++;
-		return;
-	}
-	list_move(&slab->list, discard);
-	n->nr_slabs--;
-	n->free_objs -= s->objs_per_slab;
-}
-
-/* ---- checks on free ------------------------------------------------------------ */
-
-static bool slab_has_free(struct slabx_cache *s, struct slabx_slab *slab,
-			  void *obj)
-{
-	void *f;
-
-	for (f = slab->freelist; f; f = *free_pointer(s, f))
-		if (f == obj)
-			return true;
-	return false;
-}
-
-/*
- * The slab of @obj, or NULL when @obj cannot be an object of @s. The cheap
- * checks always run; the double-free search only with SLABX_DEBUG, under the
- * node lock, in node_free_checked().
- */
-static __always_inline struct slabx_slab *
-obj_slab_checked(struct slabx_cache *s, void *obj)
-{
-	struct slabx_slab *slab;
-	unsigned long off;
-
-	if (!virt_addr_valid(obj))
-		goto bad;
-	slab = addr_to_slab(s, obj);
-	if (slab->magic != SLABX_SLAB_MAGIC || slab->cache != s)
-		goto bad;
-	off = obj - slab_base(slab);
-	if (off < s->first_offset || obj >= slab_end(s, slab))
-		goto bad;
-	off -= s->first_offset;
-	if (reciprocal_divide(off, s->stride_recip) * s->stride != off)
-		goto bad;
-	return slab;
-bad:
-	slabx_stat_inc(s, SLABX_FREE_INVALID);
-	WARN_ONCE(1, "slabx: %s: free of %p, not an object of this cache\n",
-		  s->name, obj);
-	return NULL;
-}
-
-/* The pending bitmap of batch @b of a slab. */
-static unsigned long *slab_rcu_bitmap(struct slabx_cache *s,
-				      struct slabx_slab *slab, unsigned int b)
-{
-	return slab->rcu_pending + b * s->rcu_bitmap_longs;
-}
-
-/* Whether @obj waits in either batch (with the node lock held). */
-static bool slab_rcu_pending(struct slabx_cache *s, struct slabx_slab *slab,
-			     void *obj)
-{
-	unsigned int idx = obj_index(s, slab, obj);
-
-	return test_bit(idx, slab_rcu_bitmap(s, slab, 0)) ||
-	       test_bit(idx, slab_rcu_bitmap(s, slab, 1));
-}
-
-static bool node_double_free(struct slabx_cache *s, struct slabx_slab *slab,
-			     void *obj)
-{
-	if (!(s->flags & SLABX_DEBUG))
-		return false;
-	if (!slab_rcu_pending(s, slab, obj) && !slab_has_free(s, slab, obj))
-		return false;
-	slabx_stat_inc(s, SLABX_FREE_INVALID);
-	WARN_ONCE(1, "slabx: %s: double free of %p\n", s->name, obj);
-	return true;
-}
-
-/* ---- allocation and free, slab layer ------------------------------------------ */
-
-/**
- * slabx_obj_slab() - the slab of an object being freed
- * @s: the cache the object should belong to.
- * @obj: the object.
- *
- * Return: the slab, or NULL (with a warning) when @obj is not an object of
- * @s. Double frees are only caught later, under the node lock, for
- * %SLABX_DEBUG caches.
- */
-struct slabx_slab *slabx_obj_slab(struct slabx_cache *s, void *obj)
-{
-	return obj_slab_checked(s, obj);
-}
-
-/**
- * slabx_obj_nid() - the node of an object's slab
- * @s: its cache.
- * @obj: an object of @s, held by the caller (not checked).
- *
- * Return: the node id.
- */
-int slabx_obj_nid(struct slabx_cache *s, const void *obj)
-{
-	return addr_to_slab(s, obj)->nid;
-}
-
-/**
- * slabx_slab_take() - take objects from one node's slabs, in one lock hold
- * @s: the cache.
- * @nid: the node.
- * @p: receives the objects.
- * @max: room in @p.
- *
- * Never allocates pages, so it may run with the per-CPU sheaves held.
- *
- * Return: the number of objects taken, possibly 0.
- */
-unsigned int slabx_slab_take(struct slabx_cache *s, int nid, void **p,
-			     unsigned int max)
-{
-	struct slabx_node *n = s->node[nid];
-	unsigned long flags;
-	unsigned int got;
-
-	raw_spin_lock_irqsave(&n->lock, flags);
-	got = node_take(s, n, p, max);
-	raw_spin_unlock_irqrestore(&n->lock, flags);
-	slabx_stat_inc(s, SLABX_NODE_LOCK);
-	return got;
-}
-
-/* Add a new slab to its node and take up to @max objects from that node. */
-static unsigned int slab_take_new(struct slabx_cache *s,
-				  struct slabx_slab *slab, void **p,
-				  unsigned int max)
-{
-	struct slabx_node *n = s->node[slab->nid];
-	unsigned long flags;
-	unsigned int got;
-
-	raw_spin_lock_irqsave(&n->lock, flags);
-	node_add_slab(s, n, slab);
-	got = node_take(s, n, p, max);
-	raw_spin_unlock_irqrestore(&n->lock, flags);
-	slabx_stat_inc(s, SLABX_NODE_LOCK);
-	return got;
-}
-
-/**
- * slabx_slab_fill() - take objects from the slabs, creating slabs as needed
- * @s: the cache.
- * @gfp: allocation context for new slabs.
- * @nid: node, or NUMA_NO_NODE for the local node.
- * @p: receives the objects.
- * @nr: objects wanted.
- *
- * Every allocation that the sheaves cannot serve comes here, so this is
- * where an allocation from a cache being destroyed is caught (reported,
- * nothing handed out).
- *
- * Context: not with the per-CPU sheaves held: it may allocate pages.
- * Return: the number of objects obtained; less than @nr when out of memory
- * or when @s is being destroyed.
- */
-unsigned int slabx_slab_fill(struct slabx_cache *s, gfp_t gfp, int nid,
-			     void **p, unsigned int nr)
-{
-	bool exact = nid != NUMA_NO_NODE;
-	int node = exact ? nid : numa_mem_id();
-	unsigned int got;
-
-	if (slabx_cache_dead(s, "allocation"))
-		return 0;
-	got = slabx_slab_take(s, node, p, nr);
-	while (got < nr) {
-		struct slabx_slab *slab = slab_new(s, gfp, node, exact);
-
-		if (!slab)
-			break;
-		got += slab_take_new(s, slab, p + got, nr - got);
-	}
-	return got;
-}
-
-/* ---- the any-context slab path (trylock only) ------------------------------- */
-
-/**
- * slabx_slab_trytake() - take one object from a node's slabs, trylock only
- * @s: the cache.
- * @nid: the node.
- *
- * Context: any, NMI included.
- * Return: an object, or NULL when the node lock is busy or no slab has one.
- */
-void *slabx_slab_trytake(struct slabx_cache *s, int nid)
-{
-	struct slabx_node *n = s->node[nid];
-	unsigned long flags;
-	void *obj = NULL;
-
-	if (!raw_spin_trylock_irqsave(&n->lock, flags)) {
-		slabx_stat_inc(s, SLABX_NOLOCK_TRYLOCK_FAIL);
-		return NULL;
-	}
-	node_take(s, n, &obj, 1);
-	raw_spin_unlock_irqrestore(&n->lock, flags);
-	return obj;
-}
-
-/**
- * slabx_slab_trynew() - make a slab from the any-context page path and take
- *	one object of it
- * @s: a cache without a constructor (which might not be NMI-safe) and with
- *	slabs of at most PAGE_ALLOC_COSTLY_ORDER.
- * @nid: the node.
- *
- * Context: any, NMI included.
- * Return: an object, or NULL.
- */
-void *slabx_slab_trynew(struct slabx_cache *s, int nid)
-{
-	struct slabx_node *n;
-	struct slabx_slab *slab;
-	unsigned long flags;
-	struct page *page;
-	void *obj = NULL;
-
-	if (s->ctor || s->order > PAGE_ALLOC_COSTLY_ORDER)
-		return NULL;
-	page = slabx_try_alloc_pages(nid, s->order);
-	if (!page)
-		return NULL;
-	slabx_pages_account(s->order, 1);
-	slab = slab_init(s, page);
-	n = s->node[slab->nid];
-	if (!raw_spin_trylock_irqsave(&n->lock, flags)) {
-		slabx_stat_inc(s, SLABX_NOLOCK_TRYLOCK_FAIL);
-		slab_discard_nolock(s, slab);
-		return NULL;
-	}
-	node_add_slab(s, n, slab);
-	node_take(s, n, &obj, 1);
-	raw_spin_unlock_irqrestore(&n->lock, flags);
-	return obj;
-}
-
-/**
- * slabx_slab_tryput() - put an object back into its slab, trylock only
- * @s: the cache.
- * @slab: the slab of @obj.
- * @obj: the object.
- *
- * A slab that becomes free beyond the node's keep limit goes back through
- * slabx_free_pages_nolock().
- *
- * Context: any, NMI included.
- * Return: false when the node lock is busy (nothing was done).
- */
-bool slabx_slab_tryput(struct slabx_cache *s, struct slabx_slab *slab,
-		       void *obj)
-{
-	struct slabx_node *n = s->node[slab->nid];
-	struct slabx_slab *tmp;
-	unsigned long flags;
-	LIST_HEAD(discard);
-
-	if (!raw_spin_trylock_irqsave(&n->lock, flags)) {
-		slabx_stat_inc(s, SLABX_NOLOCK_TRYLOCK_FAIL);
-		return false;
-	}
-	node_put(s, n, slab, obj, &discard);
-	raw_spin_unlock_irqrestore(&n->lock, flags);
-	list_for_each_entry_safe(slab, tmp, &discard, list) {
-		list_del(&slab->list);
-		slab_discard_nolock(s, slab);
-	}
-	return true;
-}
-
-/**
- * slabx_slab_release() - put objects back into their slabs
- * @s: the cache.
- * @p: the objects; NULL entries are skipped.
- * @nr: entries in @p.
- * @discard: receives slabs that became free beyond the node's keep limit,
- *	for slabx_slab_discard_list() once no lock is held.
- *
- * Holds each node's lock across runs of its objects. Never frees pages, so
- * it may run with the per-CPU sheaves held.
- *
- * Return: the number of objects put back (bad pointers are not).
- */
-size_t slabx_slab_release(struct slabx_cache *s, void **p, size_t nr,
-			  struct list_head *discard)
-{
-	struct slabx_node *locked = NULL;
-	unsigned long flags = 0;
-	size_t i, freed = 0;
-
-	for (i = 0; i < nr; i++) {
-		struct slabx_slab *slab;
-		struct slabx_node *n;
-
-		if (!p[i])
-			continue;
-		slab = obj_slab_checked(s, p[i]);
-		if (!slab)
-			continue;
-		n = s->node[slab->nid];
-		if (n != locked) {
-			if (locked)
-				raw_spin_unlock_irqrestore(&locked->lock,
-							   flags);
-			raw_spin_lock_irqsave(&n->lock, flags);
-			slabx_stat_inc(s, SLABX_NODE_LOCK);
-			locked = n;
-		}
-		if (node_double_free(s, slab, p[i]))
-			continue;
-		node_put(s, n, slab, p[i], discard);
-		freed++;
-	}
-	if (locked)
-		raw_spin_unlock_irqrestore(&locked->lock, flags);
-	return freed;
-}
-
-/**
- * slabx_slab_flush() - put objects back into their slabs and free the
- *	slabs that became free beyond the keep limit
- * @s: the cache.
- * @p: the objects.
- * @nr: entries in @p.
- *
- * Context: not with the per-CPU sheaves held.
- * Return: the number of objects put back.
- */
-size_t slabx_slab_flush(struct slabx_cache *s, void **p, size_t nr)
-{
-	LIST_HEAD(discard);
-	size_t freed;
-
-	freed = slabx_slab_release(s, p, nr, &discard);
-	slabx_slab_discard_list(s, &discard);
-	return freed;
-}
-
-/* ---- objects waiting for a grace period in their slab --------------------- */
-
-/* Put a slab's objects of batch @b back (n->lock held). Return: how many. */
-static unsigned int slab_rcu_release(struct slabx_cache *s,
-				     struct slabx_node *n,
-				     struct slabx_slab *slab, unsigned int b,
-				     struct list_head *discard)
-{
-	unsigned long *pending = slab_rcu_bitmap(s, slab, b);
-	void *first = slab_base(slab) + s->first_offset;
-	unsigned int idx, nr = 0;
-
-	list_del_init(&slab->rcu_list[b]);
-	slab->rcu_nr[b] = 0;
-	/* The last node_put() may move the slab to @discard: still mapped. */
-	for_each_set_bit(idx, pending, s->objs_per_slab) {
-		__clear_bit(idx, pending);
-		node_put(s, n, slab, first + idx * s->stride, discard);
-		nr++;
-	}
-	return nr;
-}
-
-/*
- * Close the open batch and make the other one open (n->lock held, a
- * callback about to be queued for the closed one). Return: its index.
- */
-static unsigned int node_rcu_close_batch(struct slabx_node *n)
-{
-	unsigned int closed = n->rcu_open;
-
-	n->rcu_open ^= 1;
-	n->rcu_queued = true;
-	return closed;
-}
-
-/*
- * RCU callback of a node: every object of the closed batch was deferred
- * before the callback was queued, so its grace period is over. If the open
- * batch took objects meanwhile, close it and queue the callback again.
- */
-static void node_rcu_drain(struct rcu_head *head)
-{
-	struct slabx_node *n = container_of(head, struct slabx_node, rcu);
-	struct slabx_cache *s = n->cache;
-	struct slabx_rcu_batch *batch;
-	struct slabx_slab *slab, *tmp;
-	unsigned long flags, done = 0;
-	unsigned int b, epoch;
-	LIST_HEAD(discard);
-	bool again;
-
-	raw_spin_lock_irqsave(&n->lock, flags);
-	b = n->rcu_open ^ 1;		/* the batch closed for us */
-	batch = &n->rcu_batch[b];
-	list_for_each_entry_safe(slab, tmp, &batch->slabs, rcu_list[b])
-		done += slab_rcu_release(s, n, slab, b, &discard);
-	epoch = batch->epoch;
-	batch->nr = 0;
-	again = n->rcu_batch[n->rcu_open].nr;
-	if (again)
-		node_rcu_close_batch(n);
-	else
-		n->rcu_queued = false;
-	raw_spin_unlock_irqrestore(&n->lock, flags);
-	slabx_stat_inc(s, SLABX_NODE_LOCK);
-	slabx_slab_discard_list(s, &discard);
-	slabx_rcu_done(s, done);
-	if (again) {
-		slabx_stat_inc(s, SLABX_RCU_CALL);
-		call_rcu(&n->rcu, node_rcu_drain);
-	}
-	/* Last: a waiting destroy may free the cache once it is counted. */
-	slabx_rcu_put(s, epoch);
-}
-
-/* Add @obj to the node's open batch (n->lock held). */
-static void node_rcu_add(struct slabx_cache *s, struct slabx_node *n,
-			 struct slabx_slab *slab, unsigned int idx)
-{
-	unsigned int b = n->rcu_open;
-	struct slabx_rcu_batch *batch = &n->rcu_batch[b];
-
-	if (!batch->nr++)
-		batch->epoch = slabx_rcu_open(s);
-	__set_bit(idx, slab_rcu_bitmap(s, slab, b));
-	if (!slab->rcu_nr[b]++)
-		list_add_tail(&slab->rcu_list[b], &batch->slabs);
-	/* Counted before the drain can see it: waiting never < 0. */
-	slabx_stat_inc(s, SLABX_FREE_RCU);
-}
-
-/**
- * slabx_slab_defer_rcu() - free an object after a grace period, in its slab
- * @s: the cache.
- * @slab: the slab of @obj.
- * @obj: the object, still in use by RCU readers.
- *
- * The object is marked in its slab's pending bitmap of the node's open
- * batch; every slab has the bitmaps, so this needs no memory: it is the
- * fallback of slabx_free_rcu() when no sheaf can take the object. Each
- * node has two batches and one RCU callback: a batch is closed when the
- * callback is queued for it and freed by it, so an object waits at most
- * about two grace periods, however busy the slab is.
- *
- * Context: any but NMI.
- * Return: false for an object already waiting (a double free, reported).
- */
-bool slabx_slab_defer_rcu(struct slabx_cache *s, struct slabx_slab *slab,
-			  void *obj)
-{
-	struct slabx_node *n = s->node[slab->nid];
-	bool queue = false, twice;
-	unsigned long flags;
-
-	raw_spin_lock_irqsave(&n->lock, flags);
-	twice = slab_rcu_pending(s, slab, obj);
-	if (!twice) {
-		node_rcu_add(s, n, slab, obj_index(s, slab, obj));
-		if (!n->rcu_queued) {
-			node_rcu_close_batch(n);
-			queue = true;
-		}
-	}
-	raw_spin_unlock_irqrestore(&n->lock, flags);
-	slabx_stat_inc(s, SLABX_NODE_LOCK);
-
-	if (twice) {
-		slabx_stat_inc(s, SLABX_FREE_INVALID);
-		WARN_ONCE(1, "slabx: %s: double slabx_free_rcu() of %p\n",
-			  s->name, obj);
-		return false;
-	}
-	if (queue) {
-		slabx_stat_inc(s, SLABX_RCU_CALL);
-		call_rcu(&n->rcu, node_rcu_drain);
-	}
-	return true;
-}
-
 /* Objects a user gives back through the slab layer directly. */
 static size_t slab_free_objects(struct slabx_cache *s, void **p, size_t nr)
 {
@@ -1002,7 +227,7 @@ static __always_inline void *cache_alloc(struct slabx_cache *s, gfp_t gfp,
 	if (unlikely(s->pool))
 		return slabx_cache_dead(s, "allocation") ? NULL :
 		       slabx_pool_cache_alloc(s, gfp);
-	if (s->cpu_sheaves)
+	if (s->sheaf_capacity)
 		obj = sheaves_alloc(s, gfp, nid);
 	if (!obj) {
 		if (!slabx_slab_fill(s, gfp, nid, &obj, 1)) {
@@ -1072,8 +297,9 @@ void slabx_free(struct slabx_cache *s, void *obj)
 
 	if (!obj)
 		return;
-	if (likely(s->cpu_sheaves)) {
-		slab = obj_slab_checked(s, obj);
+	/* Sheaves retired by a destroy make sheaves_free() fail: see above. */
+	if (likely(s->sheaf_capacity)) {
+		slab = slabx_obj_slab(s, obj);
 		if (!slab || sheaves_free(s, slab, obj))
 			return;
 	}
@@ -1136,8 +362,8 @@ int slabx_alloc_bulk(struct slabx_cache *s, gfp_t gfp, size_t nr, void **p)
 	if (unlikely(s->pool))
 		return slabx_cache_dead(s, "allocation") ? 0 :
 		       pool_alloc_bulk(s, gfp, nr, p);
-	if (s->cpu_sheaves)
-		fast = sheaves_alloc_bulk(s, gfp, p, nr);
+	if (s->sheaf_capacity)
+		fast = slabx_sheaves_alloc_bulk(s, gfp, p, nr);
 	slow = fast < nr ? slabx_slab_fill(s, gfp, NUMA_NO_NODE, p + fast,
 					   nr - fast) : 0;
 	if (fast + slow < nr) {
@@ -1174,8 +400,8 @@ void slabx_free_bulk(struct slabx_cache *s, size_t nr, void **p)
 	}
 	/* See "Destroy and late frees" at the top of this file. */
 	rcu_read_lock();
-	if (s->cpu_sheaves)
-		freed = sheaves_free_bulk(s, p, nr);
+	if (s->sheaf_capacity)
+		freed = slabx_sheaves_free_bulk(s, p, nr);
 	else
 		freed = slab_free_objects(s, p, nr);
 	slabx_stat_add(s, SLABX_FREE, freed);
@@ -1243,7 +469,7 @@ void slabx_cache_info(struct slabx_cache *s, struct slabx_info *info)
 		info->objects_total += total;
 		info->objects_inuse += total - n->free_objs;
 		raw_spin_unlock_irqrestore(&n->lock, flags);
-		barn_occupancy(&n->barn, &full, &empty);
+		slabx_barn_occupancy(&n->barn, &full, &empty);
 		info->objects_barn += (unsigned long)full * s->sheaf_capacity;
 		info->sheaves_barn_empty += empty;
 	}
@@ -1255,54 +481,14 @@ EXPORT_SYMBOL_GPL(slabx_cache_info);
 
 /* ---- cache lifecycle ------------------------------------------------------- */
 
-static void cache_free_nodes(struct slabx_cache *s)
-{
-	int nid;
-
-	if (!s->node)
-		return;
-	for_each_node(nid)
-		kfree(s->node[nid]);
-	kfree(s->node);
-}
-
 static void cache_free(struct slabx_cache *s)
 {
 	slabx_pool_cache_destroy(s);
-	sheaves_destroy(s);
-	cache_free_nodes(s);
+	slabx_sheaves_destroy(s);
+	slabx_nodes_free(s);
 	free_percpu(s->stats);
 	kfree_const(s->name);
 	kfree(s);
-}
-
-static int cache_alloc_nodes(struct slabx_cache *s)
-{
-	int nid;
-
-	if (!slabx_meta_fail())
-		s->node = kcalloc(nr_node_ids, sizeof(*s->node), GFP_KERNEL);
-	if (!s->node)
-		return -ENOMEM;
-	for_each_node(nid) {
-		struct slabx_node *n = NULL;
-
-		if (!slabx_meta_fail())
-			n = kzalloc_node(sizeof(*n), GFP_KERNEL,
-					 node_state(nid, N_NORMAL_MEMORY) ?
-					 nid : NUMA_NO_NODE);
-		if (!n)
-			return -ENOMEM;
-		raw_spin_lock_init(&n->lock);
-		INIT_LIST_HEAD(&n->partial);
-		INIT_LIST_HEAD(&n->empty);
-		INIT_LIST_HEAD(&n->rcu_batch[0].slabs);
-		INIT_LIST_HEAD(&n->rcu_batch[1].slabs);
-		n->cache = s;
-		barn_init(&n->barn);
-		s->node[nid] = n;
-	}
-	return 0;
 }
 
 static struct slabx_cache *cache_find(const char *name)
@@ -1367,7 +553,7 @@ static struct slabx_cache *cache_new(const char *name, unsigned int size,
 	s->ctor = args->ctor;
 	mutex_init(&s->rcu_barrier_mutex);
 	slabx_nolock_cache_init(s);
-	cache_set_geometry(s, size, args->align);
+	slabx_cache_set_geometry(s, size, args->align);
 	/*
 	 * Frees into a sheaf cannot be checked: debug caches go without.
 	 * Pool-mode caches have their pool's per-CPU rings instead.
@@ -1375,12 +561,12 @@ static struct slabx_cache *cache_new(const char *name, unsigned int size,
 	if (!(s->flags & (SLABX_NO_SHEAVES | SLABX_DEBUG)) &&
 	    !args->pool_objects)
 		s->sheaf_capacity = args->sheaf_capacity ?:
-				    sheaf_default_capacity(s->stride);
+				    slabx_sheaf_default_capacity(s->stride);
 	if (!slabx_meta_fail())
 		s->name = kstrdup_const(name, GFP_KERNEL);
 	if (!slabx_meta_fail())
 		s->stats = alloc_percpu(struct slabx_stats);
-	if (!s->name || !s->stats || cache_alloc_nodes(s) || sheaves_init(s) ||
+	if (!s->name || !s->stats || slabx_nodes_alloc(s) || slabx_sheaves_init(s) ||
 	    (args->pool_objects &&
 	     slabx_pool_cache_init(s, args->pool_objects))) {
 		cache_free(s);
@@ -1435,36 +621,6 @@ struct slabx_cache *slabx_cache_create(const char *name, unsigned int size,
 }
 EXPORT_SYMBOL_GPL(slabx_cache_create);
 
-/*
- * Free every empty slab of @s. Return: objects still allocated; with
- * @released, the objects of the slabs freed.
- */
-static unsigned long cache_release_slabs(struct slabx_cache *s,
-					 unsigned long *released)
-{
-	unsigned long inuse = 0, freed = 0;
-	int nid;
-
-	for_each_node(nid) {
-		struct slabx_node *n = s->node[nid];
-		unsigned long flags;
-		LIST_HEAD(discard);
-
-		raw_spin_lock_irqsave(&n->lock, flags);
-		list_splice_init(&n->empty, &discard);
-		freed += n->nr_empty * s->objs_per_slab;
-		n->nr_slabs -= n->nr_empty;
-		n->free_objs -= n->nr_empty * s->objs_per_slab;
-		n->nr_empty = 0;
-		inuse += n->nr_slabs * s->objs_per_slab - n->free_objs;
-		raw_spin_unlock_irqrestore(&n->lock, flags);
-		slabx_slab_discard_list(s, &discard);
-	}
-	if (released)
-		*released = freed;
-	return inuse;
-}
-
 /* Objects of a pool-mode cache still allocated. */
 static unsigned long pool_outstanding(struct slabx_cache *s)
 {
@@ -1488,8 +644,10 @@ static unsigned long pool_outstanding(struct slabx_cache *s)
 void slabx_cache_shrink(struct slabx_cache *s)
 {
 	might_sleep();
-	sheaves_flush_all(s);
-	cache_release_slabs(s, NULL);
+	if (slabx_cache_dead(s, __func__))
+		return;
+	slabx_sheaves_flush_all(s);
+	slabx_slabs_release_empty(s, NULL);
 }
 EXPORT_SYMBOL_GPL(slabx_cache_shrink);
 
@@ -1549,14 +707,14 @@ int slabx_cache_destroy(struct slabx_cache *s)
 	if (!cache_kill(s))
 		return -EINVAL;
 	slabx_nolock_cache_destroy(s);
-	slabx_rcu_barrier(s);
+	slabx_rcu_wait(s);
 	/* Unlisted, it is no longer reached by CPU hotplug and the shrinker. */
 	mutex_lock(&slabx_caches_mutex);
 	list_del(&s->list);
 	slabx_debugfs_remove_cache(s);
 	mutex_unlock(&slabx_caches_mutex);
-	sheaves_destroy(s);
-	leaked = cache_release_slabs(s, NULL) + pool_outstanding(s);
+	slabx_sheaves_destroy(s);
+	leaked = slabx_slabs_release_empty(s, NULL) + pool_outstanding(s);
 	if (leaked) {
 		mutex_lock(&slabx_caches_mutex);
 		list_add(&s->list, &slabx_zombies);
@@ -1587,8 +745,8 @@ static int slabx_cpu_dead(unsigned int cpu)
 
 	mutex_lock(&slabx_caches_mutex);
 	list_for_each_entry(s, &slabx_caches, list) {
-		rcu_free_flush_cpu(s, cpu);
-		sheaves_flush_cpu(s, cpu);
+		slabx_rcu_free_flush_cpu(s, cpu);
+		slabx_sheaves_flush_cpu(s, cpu);
 	}
 	mutex_unlock(&slabx_caches_mutex);
 	return 0;
@@ -1627,8 +785,8 @@ static unsigned long slabx_shrink_scan(struct shrinker *shrink,
 	if (!mutex_trylock(&slabx_caches_mutex))
 		return SHRINK_STOP;
 	list_for_each_entry(s, &slabx_caches, list) {
-		freed += sheaves_flush_barns(s);
-		cache_release_slabs(s, &released);
+		freed += slabx_sheaves_flush_barns(s);
+		slabx_slabs_release_empty(s, &released);
 		freed += released;
 	}
 	mutex_unlock(&slabx_caches_mutex);
@@ -1713,10 +871,10 @@ static void __exit slabx_exit(void)
 	 * callbacks to return.
 	 */
 	list_for_each_entry(s, &slabx_zombies, list)
-		slabx_rcu_barrier(s);
+		slabx_rcu_wait(s);
 	rcu_barrier();
 	list_for_each_entry_safe(s, tmp, &slabx_zombies, list) {
-		unsigned long leaked = cache_release_slabs(s, NULL) +
+		unsigned long leaked = slabx_slabs_release_empty(s, NULL) +
 				       pool_outstanding(s);
 
 		if (leaked)

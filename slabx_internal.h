@@ -9,6 +9,7 @@
 #include <linux/irq_work.h>
 #include <linux/llist.h>
 #include <linux/list.h>
+#include <linux/mm.h>
 #include <linux/mm_types.h>
 #include <linux/mutex.h>
 #include <linux/percpu.h>
@@ -284,11 +285,96 @@ static inline struct slabx_barn *slabx_local_barn(struct slabx_cache *s)
 	return &s->node[numa_mem_id()]->barn;
 }
 
-/* slabx.c: the slab layer, for the layers above it */
+/* ---- slab geometry: inline, for the hot paths (the slab layer is slab.c) ---- */
+
+/* Where a free object stores the next free object of its slab. */
+static inline void **slabx_fp(struct slabx_cache *s, void *obj)
+{
+	return obj + s->fp_offset;
+}
+
+static inline void *slabx_slab_base(struct slabx_slab *slab)
+{
+	return slab;
+}
+
+static inline void *slabx_slab_end(struct slabx_cache *s,
+				   struct slabx_slab *slab)
+{
+	return slabx_slab_base(slab) + (PAGE_SIZE << s->order);
+}
+
+/*
+ * The slab an address of the direct map would belong to: slabs are
+ * naturally aligned blocks of physical memory, so rounding the physical
+ * address down finds the header, with no struct page lookup.
+ */
+static inline struct slabx_slab *slabx_addr_to_slab(struct slabx_cache *s,
+						    const void *obj)
+{
+	return __va(ALIGN_DOWN(__pa(obj), PAGE_SIZE << s->order));
+}
+
+/* Index of an object in its slab (from 0). */
+static inline unsigned int slabx_obj_index(struct slabx_cache *s,
+					   struct slabx_slab *slab,
+					   const void *obj)
+{
+	return reciprocal_divide(obj - slabx_slab_base(slab) - s->first_offset,
+				 s->stride_recip);
+}
+
+/**
+ * slabx_obj_slab() - the slab of an object being freed
+ * @s: the cache the object should belong to.
+ * @obj: the object.
+ *
+ * The cheap checks always run; double frees are only caught later, under
+ * the node lock, for %SLABX_DEBUG caches.
+ *
+ * Return: the slab, or NULL (with a warning, counted in free_invalid) when
+ * @obj is not an object of @s.
+ */
+static __always_inline struct slabx_slab *
+slabx_obj_slab(struct slabx_cache *s, void *obj)
+{
+	struct slabx_slab *slab;
+	unsigned long off;
+
+	if (!virt_addr_valid(obj))
+		goto bad;
+	slab = slabx_addr_to_slab(s, obj);
+	if (slab->magic != SLABX_SLAB_MAGIC || slab->cache != s)
+		goto bad;
+	off = obj - slabx_slab_base(slab);
+	if (off < s->first_offset || obj >= slabx_slab_end(s, slab))
+		goto bad;
+	off -= s->first_offset;
+	if (reciprocal_divide(off, s->stride_recip) * s->stride != off)
+		goto bad;
+	return slab;
+bad:
+	slabx_stat_inc(s, SLABX_FREE_INVALID);
+	WARN_ONCE(1, "slabx: %s: free of %p, not an object of this cache\n",
+		  s->name, obj);
+	return NULL;
+}
+
+/* slabx.c: the module and the caches */
 extern struct mutex slabx_caches_mutex;
 extern struct list_head slabx_caches;
 extern const char * const slabx_stat_names[SLABX_NR_STATS];
-struct slabx_slab *slabx_obj_slab(struct slabx_cache *s, void *obj);
+
+/* slab.c: the slab layer, for the layers above it */
+void slabx_cache_set_geometry(struct slabx_cache *s, unsigned int size,
+			      unsigned int align);
+int slabx_nodes_alloc(struct slabx_cache *s);
+void slabx_nodes_free(struct slabx_cache *s);
+unsigned long slabx_slabs_release_empty(struct slabx_cache *s,
+					unsigned long *released);
+void slabx_node_put(struct slabx_cache *s, struct slabx_node *n,
+		    struct slabx_slab *slab, void *obj,
+		    struct list_head *discard);
 int slabx_obj_nid(struct slabx_cache *s, const void *obj);
 unsigned int slabx_slab_take(struct slabx_cache *s, int nid, void **p,
 			     unsigned int max);
@@ -298,53 +384,51 @@ size_t slabx_slab_release(struct slabx_cache *s, void **p, size_t nr,
 			  struct list_head *discard);
 void slabx_slab_discard_list(struct slabx_cache *s, struct list_head *list);
 size_t slabx_slab_flush(struct slabx_cache *s, void **p, size_t nr);
-bool slabx_slab_defer_rcu(struct slabx_cache *s, struct slabx_slab *slab,
-			  void *obj);
 void *slabx_slab_trytake(struct slabx_cache *s, int nid);
 void *slabx_slab_trynew(struct slabx_cache *s, int nid);
 bool slabx_slab_tryput(struct slabx_cache *s, struct slabx_slab *slab,
 		       void *obj);
 
 /* barn.c */
-void barn_init(struct slabx_barn *barn);
-struct slabx_sheaf *barn_get_full(struct slabx_barn *barn);
-struct slabx_sheaf *barn_get_empty(struct slabx_barn *barn);
-bool barn_put_full(struct slabx_barn *barn, struct slabx_sheaf *sheaf);
-bool barn_put_empty(struct slabx_barn *barn, struct slabx_sheaf *sheaf);
-struct slabx_sheaf *barn_exchange_empty(struct slabx_barn *barn,
-					struct slabx_sheaf *empty);
-struct slabx_sheaf *barn_exchange_full(struct slabx_barn *barn,
-				       struct slabx_sheaf *full);
-struct slabx_sheaf *barn_try_exchange(struct slabx_barn *barn,
-				      struct slabx_sheaf *sheaf);
-bool barn_has_room_for_full(struct slabx_barn *barn);
-void barn_take_all(struct slabx_barn *barn, struct list_head *full,
-		   struct list_head *empty);
-void barn_occupancy(struct slabx_barn *barn, unsigned int *nr_full,
-		    unsigned int *nr_empty);
+void slabx_barn_init(struct slabx_barn *barn);
+struct slabx_sheaf *slabx_barn_get_full(struct slabx_barn *barn);
+struct slabx_sheaf *slabx_barn_get_empty(struct slabx_barn *barn);
+bool slabx_barn_put_full(struct slabx_barn *barn, struct slabx_sheaf *sheaf);
+bool slabx_barn_put_empty(struct slabx_barn *barn, struct slabx_sheaf *sheaf);
+struct slabx_sheaf *slabx_barn_exchange_empty(struct slabx_barn *barn,
+					      struct slabx_sheaf *empty);
+struct slabx_sheaf *slabx_barn_exchange_full(struct slabx_barn *barn,
+					     struct slabx_sheaf *full);
+struct slabx_sheaf *slabx_barn_try_exchange(struct slabx_barn *barn,
+					    struct slabx_sheaf *sheaf);
+bool slabx_barn_has_room_for_full(struct slabx_barn *barn);
+void slabx_barn_take_all(struct slabx_barn *barn, struct list_head *full,
+			 struct list_head *empty);
+void slabx_barn_occupancy(struct slabx_barn *barn, unsigned int *nr_full,
+			  unsigned int *nr_empty);
 
 /* sheaf.c */
-struct slabx_sheaf *sheaf_new(struct slabx_cache *s, unsigned int capacity,
-			      gfp_t gfp);
-void sheaf_flush(struct slabx_cache *s, struct slabx_sheaf *sheaf);
-void sheaf_stash_empty(struct slabx_cache *s, struct slabx_barn *barn,
-		       struct slabx_sheaf *sheaf);
-bool may_alloc_sheaf(void);
+struct slabx_sheaf *slabx_sheaf_new(struct slabx_cache *s, unsigned int capacity,
+				    gfp_t gfp);
+void slabx_sheaf_flush(struct slabx_cache *s, struct slabx_sheaf *sheaf);
+void slabx_sheaf_stash_empty(struct slabx_cache *s, struct slabx_barn *barn,
+			     struct slabx_sheaf *sheaf);
+bool slabx_may_alloc_sheaf(void);
 bool slabx_may_free_pages(void);
-unsigned int sheaf_default_capacity(unsigned int stride);
-int sheaves_init(struct slabx_cache *s);
-void sheaves_destroy(struct slabx_cache *s);
-bool sheaves_main_refill(struct slabx_cache *s, struct slabx_cpu_sheaves *pcs,
-			 gfp_t gfp);
-bool sheaves_main_make_room(struct slabx_cache *s,
-			    struct slabx_cpu_sheaves *pcs);
-bool sheaves_free_slow(struct slabx_cache *s, int nid, void *obj);
-unsigned int sheaves_alloc_bulk(struct slabx_cache *s, gfp_t gfp, void **p,
-				unsigned int nr);
-size_t sheaves_free_bulk(struct slabx_cache *s, void **p, size_t nr);
-void sheaves_flush_cpu(struct slabx_cache *s, unsigned int cpu);
-unsigned long sheaves_flush_barns(struct slabx_cache *s);
-void sheaves_flush_all(struct slabx_cache *s);
+unsigned int slabx_sheaf_default_capacity(unsigned int stride);
+int slabx_sheaves_init(struct slabx_cache *s);
+void slabx_sheaves_destroy(struct slabx_cache *s);
+bool slabx_sheaves_main_refill(struct slabx_cache *s, struct slabx_cpu_sheaves *pcs,
+			       gfp_t gfp);
+bool slabx_sheaves_main_make_room(struct slabx_cache *s,
+				  struct slabx_cpu_sheaves *pcs);
+bool slabx_sheaves_free_slow(struct slabx_cache *s, int nid, void *obj);
+unsigned int slabx_sheaves_alloc_bulk(struct slabx_cache *s, gfp_t gfp, void **p,
+				      unsigned int nr);
+size_t slabx_sheaves_free_bulk(struct slabx_cache *s, void **p, size_t nr);
+void slabx_sheaves_flush_cpu(struct slabx_cache *s, unsigned int cpu);
+unsigned long slabx_sheaves_flush_barns(struct slabx_cache *s);
+void slabx_sheaves_flush_all(struct slabx_cache *s);
 
 /*
  * The per-CPU sheaves are guarded by preemption off plus their in_use flag
@@ -363,7 +447,7 @@ static __always_inline struct slabx_cpu_sheaves *pcs_lock(struct slabx_cache *s)
 	struct slabx_cpu_sheaves *pcs;
 
 	preempt_disable();
-	/* NULL once destroy began: see sheaves_destroy(). */
+	/* NULL once destroy began: see slabx_sheaves_destroy(). */
 	cpu_sheaves = READ_ONCE(s->cpu_sheaves);
 	if (unlikely(!cpu_sheaves))
 		goto busy;
@@ -390,7 +474,7 @@ static __always_inline bool pcs_push(struct slabx_cache *s,
 				     struct slabx_cpu_sheaves *pcs, void *obj)
 {
 	if (unlikely(pcs->main->size == pcs->main->capacity) &&
-	    !sheaves_main_make_room(s, pcs))
+	    !slabx_sheaves_main_make_room(s, pcs))
 		return false;
 	pcs->main->objects[pcs->main->size++] = obj;
 	return true;
@@ -416,7 +500,7 @@ static __always_inline void *sheaves_alloc(struct slabx_cache *s, gfp_t gfp,
 	if (!pcs)
 		return NULL;
 	if ((nid == NUMA_NO_NODE || nid == numa_mem_id()) &&
-	    (likely(pcs->main->size) || sheaves_main_refill(s, pcs, gfp)))
+	    (likely(pcs->main->size) || slabx_sheaves_main_refill(s, pcs, gfp)))
 		obj = pcs->main->objects[--pcs->main->size];
 	pcs_unlock(pcs);
 	if (obj)
@@ -456,7 +540,7 @@ static __always_inline bool sheaves_free(struct slabx_cache *s,
 		slabx_stat_inc(s, SLABX_FREE);
 	}
 	pcs_unlock(pcs);
-	return done || sheaves_free_slow(s, slab->nid, obj);
+	return done || slabx_sheaves_free_slow(s, slab->nid, obj);
 }
 
 /* slabx.c: work on one CPU in slabx's reclaim-safe workqueue */
@@ -468,12 +552,17 @@ void slabx_nolock_cache_init(struct slabx_cache *s);
 void slabx_nolock_cache_destroy(struct slabx_cache *s);
 
 /* rcu_free.c */
+bool slabx_slab_defer_rcu(struct slabx_cache *s, struct slabx_slab *slab,
+			  void *obj);
+void slabx_rcu_wait(struct slabx_cache *s);
+bool slabx_slab_rcu_pending(struct slabx_cache *s, struct slabx_slab *slab,
+			    void *obj);
 unsigned int slabx_rcu_open(struct slabx_cache *s);
 void slabx_rcu_put(struct slabx_cache *s, unsigned int epoch);
 void slabx_rcu_done(struct slabx_cache *s, unsigned long nr);
-void rcu_free_submit_pcs(struct slabx_cache *s,
-			 struct slabx_cpu_sheaves *pcs, int nid);
-void rcu_free_flush_cpu(struct slabx_cache *s, unsigned int cpu);
+void slabx_rcu_free_submit_pcs(struct slabx_cache *s,
+			       struct slabx_cpu_sheaves *pcs, int nid);
+void slabx_rcu_free_flush_cpu(struct slabx_cache *s, unsigned int cpu);
 int slabx_fault_injected_rcu_sheaf(void);
 
 /* objpool.c */

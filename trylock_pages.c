@@ -98,7 +98,7 @@ void slabx_pages_free(struct page *page, unsigned int order)
  */
 void slabx_pages_account(unsigned int order, long nr)
 {
-	atomic_long_add(nr << order, &slabx_pages_in_use);
+	atomic_long_add(nr * (1L << order), &slabx_pages_in_use);
 }
 
 /**

@@ -1,0 +1,687 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * slabx slab layer: slabs carved into objects, per-node slab lists.
+ *
+ * A cache keeps, for every possible NUMA node, the slabs whose pages came
+ * from that node: partially used slabs on a partial list, a few fully free
+ * slabs on an empty list, and full slabs on no list at all. Objects are
+ * carved from 2^order page blocks; a free object stores the next free object
+ * of its slab (after the object when the cache has a constructor, so that a
+ * constructed object keeps its state across free and reuse). Every slab
+ * starts with a header (struct slabx_slab) found from an object's address
+ * alone (slabx_addr_to_slab()), so no struct page field is used.
+ *
+ * Takes and puts move many objects in one lock hold; the try variants are
+ * for the any-context paths and only ever trylock. Objects freed by
+ * slabx_free_rcu() may wait in their slab (pending bits in the header, see
+ * rcu_free.c), still counted as in use.
+ *
+ * Lock order: slabx_node->lock is a leaf (raw, IRQs saved). No page is
+ * allocated or freed with it held: slabs that become free are collected on
+ * a discard list and freed after unlocking (slabx_slab_discard_list()).
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/bitmap.h>
+#include <linux/cache.h>
+#include <linux/gfp.h>
+#include <linux/list.h>
+#include <linux/lockdep.h>
+#include <linux/mm.h>
+#include <linux/nodemask.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <linux/topology.h>
+
+#include "slabx_internal.h"
+
+/* ---- object and slab geometry ------------------------------------------ */
+
+/*
+ * Bytes before the first object of a slab of @bytes: the header and its two
+ * pending bitmaps, sized for the objects the slab could hold without them.
+ */
+static unsigned int slab_first_offset(unsigned long bytes,
+				      unsigned int stride, unsigned int align)
+{
+	unsigned long hdr = sizeof(struct slabx_slab);
+	unsigned long nr = bytes > hdr ? (bytes - hdr) / stride : 0;
+
+	return ALIGN(hdr + 2 * BITS_TO_LONGS(nr) * sizeof(long), align);
+}
+
+/* Order with the least waste, preferring small orders at equal waste. */
+static unsigned int slab_order(unsigned int stride, unsigned int align)
+{
+	unsigned int order, best = SLABX_MAX_ORDER;
+	unsigned long best_waste = ULONG_MAX;
+
+	for (order = 0; order <= SLABX_MAX_ORDER; order++) {
+		unsigned long bytes = PAGE_SIZE << order;
+		unsigned int first = slab_first_offset(bytes, stride, align);
+		unsigned long nr, waste;
+
+		if (bytes < first + stride)
+			continue;
+		nr = (bytes - first) / stride;
+		waste = bytes - nr * stride;
+		/* A waste below 1/8 of the slab is good enough. */
+		if (waste * 8 <= bytes)
+			return order;
+		/* Compare waste fractions: waste / bytes. */
+		if (waste * (PAGE_SIZE << best) < best_waste * bytes) {
+			best = order;
+			best_waste = waste;
+		}
+	}
+	return best;
+}
+
+/**
+ * slabx_cache_set_geometry() - lay out a new cache's objects and slabs
+ * @s: the cache, with its flags and constructor set.
+ * @size: object size.
+ * @align: alignment asked for, 0 for the natural one.
+ */
+void slabx_cache_set_geometry(struct slabx_cache *s, unsigned int size,
+			      unsigned int align)
+{
+	unsigned int payload = max_t(unsigned int, size, sizeof(void *));
+
+	if (s->flags & SLABX_HWCACHE_ALIGN)
+		align = max_t(unsigned int, align, cache_line_size());
+	align = max_t(unsigned int, align, sizeof(void *));
+
+	s->object_size = size;
+	s->align = align;
+	if (s->ctor) {
+		/* Keep the constructed object intact: link after it. */
+		s->fp_offset = ALIGN(size, sizeof(void *));
+		payload = s->fp_offset + sizeof(void *);
+	} else {
+		s->fp_offset = 0;
+	}
+	s->stride = ALIGN(payload, align);
+	s->stride_recip = reciprocal_value(s->stride);
+	s->order = slab_order(s->stride, align);
+	s->first_offset = slab_first_offset(PAGE_SIZE << s->order, s->stride,
+					    align);
+	s->objs_per_slab = ((PAGE_SIZE << s->order) - s->first_offset) /
+			   s->stride;
+	s->rcu_bitmap_longs = BITS_TO_LONGS(s->objs_per_slab);
+}
+
+/* ---- slabs ----------------------------------------------------------------- */
+
+static void slab_build_freelist(struct slabx_cache *s, struct slabx_slab *slab)
+{
+	void *obj = slabx_slab_base(slab) + s->first_offset;
+	void *next;
+	unsigned int i;
+
+	slab->freelist = obj;
+	for (i = 0; i < s->objs_per_slab; i++, obj = next) {
+		next = i + 1 < s->objs_per_slab ? obj + s->stride : NULL;
+		if (s->ctor)
+			s->ctor(obj);
+		*slabx_fp(s, obj) = next;
+	}
+}
+
+/*
+ * A new slab for @nid. When the caller named a node, its pages come from
+ * that node if at all possible; the slab belongs to the node its pages are
+ * really on.
+ */
+static struct slabx_slab *slab_init(struct slabx_cache *s, struct page *page);
+
+static struct slabx_slab *slab_new(struct slabx_cache *s, gfp_t gfp, int nid,
+				   bool exact_node)
+{
+	struct page *page = NULL;
+
+	if (exact_node)
+		page = slabx_pages_alloc(nid, gfp | __GFP_THISNODE, s->order);
+	if (!page)
+		page = slabx_pages_alloc(nid, gfp, s->order);
+	if (!page)
+		return NULL;
+	return slab_init(s, page);
+}
+
+/* Make a block of pages a slab of @s, with every object free. */
+static struct slabx_slab *slab_init(struct slabx_cache *s, struct page *page)
+{
+	struct slabx_slab *slab = page_address(page);
+
+	INIT_LIST_HEAD(&slab->list);
+	slab->cache = s;
+	slab->inuse = 0;
+	slab->nid = page_to_nid(page);
+	slab->magic = SLABX_SLAB_MAGIC;
+	slab->rcu_nr[0] = 0;
+	slab->rcu_nr[1] = 0;
+	INIT_LIST_HEAD(&slab->rcu_list[0]);
+	INIT_LIST_HEAD(&slab->rcu_list[1]);
+	bitmap_zero(slab->rcu_pending, 2 * s->rcu_bitmap_longs * BITS_PER_LONG);
+	slab_build_freelist(s, slab);
+	slabx_stat_inc(s, SLABX_SLAB_NEW);
+	return slab;
+}
+
+/* From any context: the block goes back through the nolock path. */
+static void slab_discard_nolock(struct slabx_cache *s, struct slabx_slab *slab)
+{
+	slab->magic = 0;
+	slabx_pages_account(s->order, -1);
+	slabx_free_pages_nolock(virt_to_page(slabx_slab_base(slab)), s->order);
+	slabx_stat_inc(s, SLABX_SLAB_DISCARD);
+}
+
+/* Give a free slab back to the page allocator, now if this context may. */
+static void slab_discard(struct slabx_cache *s, struct slabx_slab *slab)
+{
+	if (!slabx_may_free_pages()) {
+		slab_discard_nolock(s, slab);
+		return;
+	}
+	slab->magic = 0;
+	slabx_pages_free(virt_to_page(slabx_slab_base(slab)), s->order);
+	slabx_stat_inc(s, SLABX_SLAB_DISCARD);
+}
+
+/**
+ * slabx_slab_discard_list() - give slabs back to the page allocator
+ * @s: their cache.
+ * @list: slabs collected by slabx_slab_release(); emptied.
+ *
+ * Context: not under any slabx lock, nor with the per-CPU sheaves held.
+ */
+void slabx_slab_discard_list(struct slabx_cache *s, struct list_head *list)
+{
+	struct slabx_slab *slab, *tmp;
+
+	list_for_each_entry_safe(slab, tmp, list, list) {
+		list_del(&slab->list);
+		slab_discard(s, slab);
+	}
+}
+
+/* ---- node lists (called with n->lock held, asserted) ---------------------- */
+
+static struct slabx_slab *node_first_free_slab(struct slabx_node *n)
+{
+	struct slabx_slab *slab;
+
+	lockdep_assert_held(&n->lock);
+	slab = list_first_entry_or_null(&n->partial, struct slabx_slab, list);
+	if (slab)
+		return slab;
+	slab = list_first_entry_or_null(&n->empty, struct slabx_slab, list);
+	if (slab) {
+		/* Its first allocation turns it partial. */
+		list_move(&slab->list, &n->partial);
+		n->nr_empty--;
+		n->nr_partial++;
+	}
+	return slab;
+}
+
+/* Pop up to @max objects from the node's slabs into @p. */
+static unsigned int node_take(struct slabx_cache *s, struct slabx_node *n,
+			      void **p, unsigned int max)
+{
+	unsigned int got = 0;
+
+	lockdep_assert_held(&n->lock);
+	while (got < max) {
+		struct slabx_slab *slab = node_first_free_slab(n);
+
+		if (!slab)
+			break;
+		while (got < max && slab->freelist) {
+			void *obj = slab->freelist;
+
+			slab->freelist = *slabx_fp(s, obj);
+			slab->inuse++;
+			p[got++] = obj;
+		}
+		if (!slab->freelist) {
+			/* Full slabs sit on no list. */
+			list_del_init(&slab->list);
+			n->nr_partial--;
+		}
+	}
+	n->free_objs -= got;
+	return got;
+}
+
+static void node_add_slab(struct slabx_cache *s, struct slabx_node *n,
+			  struct slabx_slab *slab)
+{
+	lockdep_assert_held(&n->lock);
+	list_add(&slab->list, &n->partial);
+	n->nr_partial++;
+	n->nr_slabs++;
+	n->free_objs += s->objs_per_slab;
+}
+
+/**
+ * slabx_node_put() - put an object back into its slab
+ * @s: the cache.
+ * @n: the slab's node, whose lock the caller holds.
+ * @slab: the slab.
+ * @obj: the object.
+ * @discard: receives the slab if it became free beyond the node's keep
+ *	limit, for the caller to free once unlocked.
+ *
+ * A slab that becomes free goes to the node's empty list, or past the keep
+ * limit onto @discard.
+ */
+void slabx_node_put(struct slabx_cache *s, struct slabx_node *n,
+		    struct slabx_slab *slab, void *obj,
+		    struct list_head *discard)
+{
+	bool was_full = !slab->freelist;
+
+	lockdep_assert_held(&n->lock);
+	*slabx_fp(s, obj) = slab->freelist;
+	slab->freelist = obj;
+	slab->inuse--;
+	n->free_objs++;
+
+	if (slab->inuse) {
+		if (was_full) {
+			list_add(&slab->list, &n->partial);
+			n->nr_partial++;
+		}
+		return;
+	}
+	if (!was_full)
+		n->nr_partial--;
+	if (n->nr_empty < SLABX_NODE_KEEP_EMPTY) {
+		list_move(&slab->list, &n->empty);
+		n->nr_empty++;
+		return;
+	}
+	list_move(&slab->list, discard);
+	n->nr_slabs--;
+	n->free_objs -= s->objs_per_slab;
+}
+
+/* ---- checks on free ------------------------------------------------------------ */
+
+static bool slab_has_free(struct slabx_cache *s, struct slabx_slab *slab,
+			  void *obj)
+{
+	void *f;
+
+	for (f = slab->freelist; f; f = *slabx_fp(s, f))
+		if (f == obj)
+			return true;
+	return false;
+}
+
+static bool node_double_free(struct slabx_cache *s, struct slabx_slab *slab,
+			     void *obj)
+{
+	if (!(s->flags & SLABX_DEBUG))
+		return false;
+	if (!slabx_slab_rcu_pending(s, slab, obj) && !slab_has_free(s, slab, obj))
+		return false;
+	slabx_stat_inc(s, SLABX_FREE_INVALID);
+	WARN_ONCE(1, "slabx: %s: double free of %p\n", s->name, obj);
+	return true;
+}
+
+/* ---- allocation and free, slab layer ------------------------------------------ */
+
+/**
+ * slabx_obj_nid() - the node of an object's slab
+ * @s: its cache.
+ * @obj: an object of @s, held by the caller (not checked).
+ *
+ * Return: the node id.
+ */
+int slabx_obj_nid(struct slabx_cache *s, const void *obj)
+{
+	return slabx_addr_to_slab(s, obj)->nid;
+}
+
+/**
+ * slabx_slab_take() - take objects from one node's slabs, in one lock hold
+ * @s: the cache.
+ * @nid: the node.
+ * @p: receives the objects.
+ * @max: room in @p.
+ *
+ * Never allocates pages, so it may run with the per-CPU sheaves held.
+ *
+ * Return: the number of objects taken, possibly 0.
+ */
+unsigned int slabx_slab_take(struct slabx_cache *s, int nid, void **p,
+			     unsigned int max)
+{
+	struct slabx_node *n = s->node[nid];
+	unsigned long flags;
+	unsigned int got;
+
+	raw_spin_lock_irqsave(&n->lock, flags);
+	got = node_take(s, n, p, max);
+	raw_spin_unlock_irqrestore(&n->lock, flags);
+	slabx_stat_inc(s, SLABX_NODE_LOCK);
+	return got;
+}
+
+/* Add a new slab to its node and take up to @max objects from that node. */
+static unsigned int slab_take_new(struct slabx_cache *s,
+				  struct slabx_slab *slab, void **p,
+				  unsigned int max)
+{
+	struct slabx_node *n = s->node[slab->nid];
+	unsigned long flags;
+	unsigned int got;
+
+	raw_spin_lock_irqsave(&n->lock, flags);
+	node_add_slab(s, n, slab);
+	got = node_take(s, n, p, max);
+	raw_spin_unlock_irqrestore(&n->lock, flags);
+	slabx_stat_inc(s, SLABX_NODE_LOCK);
+	return got;
+}
+
+/**
+ * slabx_slab_fill() - take objects from the slabs, creating slabs as needed
+ * @s: the cache.
+ * @gfp: allocation context for new slabs.
+ * @nid: node, or NUMA_NO_NODE for the local node.
+ * @p: receives the objects.
+ * @nr: objects wanted.
+ *
+ * Every allocation that the sheaves cannot serve comes here, so this is
+ * where an allocation from a cache being destroyed is caught (reported,
+ * nothing handed out).
+ *
+ * Context: not with the per-CPU sheaves held: it may allocate pages.
+ * Return: the number of objects obtained; less than @nr when out of memory
+ * or when @s is being destroyed.
+ */
+unsigned int slabx_slab_fill(struct slabx_cache *s, gfp_t gfp, int nid,
+			     void **p, unsigned int nr)
+{
+	bool exact = nid != NUMA_NO_NODE;
+	int node = exact ? nid : numa_mem_id();
+	unsigned int got;
+
+	if (slabx_cache_dead(s, "allocation"))
+		return 0;
+	got = slabx_slab_take(s, node, p, nr);
+	while (got < nr) {
+		struct slabx_slab *slab = slab_new(s, gfp, node, exact);
+
+		if (!slab)
+			break;
+		got += slab_take_new(s, slab, p + got, nr - got);
+	}
+	return got;
+}
+
+/* ---- the any-context slab path (trylock only) ------------------------------- */
+
+/**
+ * slabx_slab_trytake() - take one object from a node's slabs, trylock only
+ * @s: the cache.
+ * @nid: the node.
+ *
+ * Context: any, NMI included.
+ * Return: an object, or NULL when the node lock is busy or no slab has one.
+ */
+void *slabx_slab_trytake(struct slabx_cache *s, int nid)
+{
+	struct slabx_node *n = s->node[nid];
+	unsigned long flags;
+	void *obj = NULL;
+
+	if (!raw_spin_trylock_irqsave(&n->lock, flags)) {
+		slabx_stat_inc(s, SLABX_NOLOCK_TRYLOCK_FAIL);
+		return NULL;
+	}
+	node_take(s, n, &obj, 1);
+	raw_spin_unlock_irqrestore(&n->lock, flags);
+	return obj;
+}
+
+/**
+ * slabx_slab_trynew() - make a slab from the any-context page path and take
+ *	one object of it
+ * @s: a cache without a constructor (which might not be NMI-safe) and with
+ *	slabs of at most PAGE_ALLOC_COSTLY_ORDER.
+ * @nid: the node.
+ *
+ * Context: any, NMI included.
+ * Return: an object, or NULL.
+ */
+void *slabx_slab_trynew(struct slabx_cache *s, int nid)
+{
+	struct slabx_node *n;
+	struct slabx_slab *slab;
+	unsigned long flags;
+	struct page *page;
+	void *obj = NULL;
+
+	if (s->ctor || s->order > PAGE_ALLOC_COSTLY_ORDER)
+		return NULL;
+	page = slabx_try_alloc_pages(nid, s->order);
+	if (!page)
+		return NULL;
+	slabx_pages_account(s->order, 1);
+	slab = slab_init(s, page);
+	n = s->node[slab->nid];
+	if (!raw_spin_trylock_irqsave(&n->lock, flags)) {
+		slabx_stat_inc(s, SLABX_NOLOCK_TRYLOCK_FAIL);
+		slab_discard_nolock(s, slab);
+		return NULL;
+	}
+	node_add_slab(s, n, slab);
+	node_take(s, n, &obj, 1);
+	raw_spin_unlock_irqrestore(&n->lock, flags);
+	return obj;
+}
+
+/**
+ * slabx_slab_tryput() - put an object back into its slab, trylock only
+ * @s: the cache.
+ * @slab: the slab of @obj.
+ * @obj: the object.
+ *
+ * A slab that becomes free beyond the node's keep limit goes back through
+ * slabx_free_pages_nolock().
+ *
+ * Context: any, NMI included.
+ * Return: false when the node lock is busy (nothing was done).
+ */
+bool slabx_slab_tryput(struct slabx_cache *s, struct slabx_slab *slab,
+		       void *obj)
+{
+	struct slabx_node *n = s->node[slab->nid];
+	struct slabx_slab *tmp;
+	unsigned long flags;
+	LIST_HEAD(discard);
+
+	if (!raw_spin_trylock_irqsave(&n->lock, flags)) {
+		slabx_stat_inc(s, SLABX_NOLOCK_TRYLOCK_FAIL);
+		return false;
+	}
+	slabx_node_put(s, n, slab, obj, &discard);
+	raw_spin_unlock_irqrestore(&n->lock, flags);
+	list_for_each_entry_safe(slab, tmp, &discard, list) {
+		list_del(&slab->list);
+		slab_discard_nolock(s, slab);
+	}
+	return true;
+}
+
+/*
+ * The slab of the first object in @p[*@i..@nr), moving *@i to it; NULL
+ * entries and bad pointers (reported) are skipped. Return: NULL at the end.
+ */
+static struct slabx_slab *release_next(struct slabx_cache *s, void **p,
+				       size_t nr, size_t *i)
+{
+	for (; *i < nr; (*i)++) {
+		struct slabx_slab *slab;
+
+		if (!p[*i])
+			continue;
+		slab = slabx_obj_slab(s, p[*i]);
+		if (slab)
+			return slab;
+	}
+	return NULL;
+}
+
+/**
+ * slabx_slab_release() - put objects back into their slabs
+ * @s: the cache.
+ * @p: the objects; NULL entries are skipped.
+ * @nr: entries in @p.
+ * @discard: receives slabs that became free beyond the node's keep limit,
+ *	for slabx_slab_discard_list() once no lock is held.
+ *
+ * Holds each node's lock across runs of its objects. Never frees pages, so
+ * it may run with the per-CPU sheaves held.
+ *
+ * Return: the number of objects put back (bad pointers are not).
+ */
+size_t slabx_slab_release(struct slabx_cache *s, void **p, size_t nr,
+			  struct list_head *discard)
+{
+	struct slabx_slab *slab;
+	unsigned long flags;
+	size_t i = 0, freed = 0;
+
+	slab = release_next(s, p, nr, &i);
+	while (slab) {
+		struct slabx_node *n = s->node[slab->nid];
+
+		raw_spin_lock_irqsave(&n->lock, flags);
+		slabx_stat_inc(s, SLABX_NODE_LOCK);
+		do {
+			if (!node_double_free(s, slab, p[i])) {
+				slabx_node_put(s, n, slab, p[i], discard);
+				freed++;
+			}
+			i++;
+			slab = release_next(s, p, nr, &i);
+		} while (slab && s->node[slab->nid] == n);
+		raw_spin_unlock_irqrestore(&n->lock, flags);
+	}
+	return freed;
+}
+
+/**
+ * slabx_slab_flush() - put objects back into their slabs and free the
+ *	slabs that became free beyond the keep limit
+ * @s: the cache.
+ * @p: the objects.
+ * @nr: entries in @p.
+ *
+ * Context: not with the per-CPU sheaves held.
+ * Return: the number of objects put back.
+ */
+size_t slabx_slab_flush(struct slabx_cache *s, void **p, size_t nr)
+{
+	LIST_HEAD(discard);
+	size_t freed;
+
+	freed = slabx_slab_release(s, p, nr, &discard);
+	slabx_slab_discard_list(s, &discard);
+	return freed;
+}
+
+/* ---- node structures ------------------------------------------------------- */
+
+/**
+ * slabx_nodes_alloc() - give a new cache its per-node slab lists and barns
+ * @s: the cache.
+ *
+ * Return: 0 or -ENOMEM (the caller then calls slabx_nodes_free()).
+ */
+int slabx_nodes_alloc(struct slabx_cache *s)
+{
+	int nid;
+
+	if (!slabx_meta_fail())
+		s->node = kcalloc(nr_node_ids, sizeof(*s->node), GFP_KERNEL);
+	if (!s->node)
+		return -ENOMEM;
+	for_each_node(nid) {
+		struct slabx_node *n = NULL;
+
+		if (!slabx_meta_fail())
+			n = kzalloc_node(sizeof(*n), GFP_KERNEL,
+					 node_state(nid, N_NORMAL_MEMORY) ?
+					 nid : NUMA_NO_NODE);
+		if (!n)
+			return -ENOMEM;
+		raw_spin_lock_init(&n->lock);
+		INIT_LIST_HEAD(&n->partial);
+		INIT_LIST_HEAD(&n->empty);
+		INIT_LIST_HEAD(&n->rcu_batch[0].slabs);
+		INIT_LIST_HEAD(&n->rcu_batch[1].slabs);
+		n->cache = s;
+		slabx_barn_init(&n->barn);
+		s->node[nid] = n;
+	}
+	return 0;
+}
+
+/**
+ * slabx_nodes_free() - free a cache's node structures
+ * @s: the cache; its slabs and sheaves are gone. Safe after a failed or
+ *	partial slabx_nodes_alloc().
+ */
+void slabx_nodes_free(struct slabx_cache *s)
+{
+	int nid;
+
+	if (!s->node)
+		return;
+	for_each_node(nid)
+		kfree(s->node[nid]);
+	kfree(s->node);
+}
+
+/**
+ * slabx_slabs_release_empty() - free every empty slab of a cache
+ * @s: the cache.
+ * @released: if not NULL, receives the number of objects of the slabs
+ *	freed.
+ *
+ * Return: the objects of @s still allocated (not free in a slab).
+ */
+unsigned long slabx_slabs_release_empty(struct slabx_cache *s,
+					unsigned long *released)
+{
+	unsigned long inuse = 0, freed = 0;
+	int nid;
+
+	for_each_node(nid) {
+		struct slabx_node *n = s->node[nid];
+		unsigned long flags;
+		LIST_HEAD(discard);
+
+		raw_spin_lock_irqsave(&n->lock, flags);
+		list_splice_init(&n->empty, &discard);
+		freed += n->nr_empty * s->objs_per_slab;
+		n->nr_slabs -= n->nr_empty;
+		n->free_objs -= n->nr_empty * s->objs_per_slab;
+		n->nr_empty = 0;
+		inuse += n->nr_slabs * s->objs_per_slab - n->free_objs;
+		raw_spin_unlock_irqrestore(&n->lock, flags);
+		slabx_slab_discard_list(s, &discard);
+	}
+	if (released)
+		*released = freed;
+	return inuse;
+}
