@@ -19,7 +19,9 @@
  * resizing every CPU's sheaves would need all of them stopped at once.
  *
  * Lock order: slabx_caches_mutex -> slabx_node->lock (through
- * slabx_cache_info() and node_stats_show()); slabx_objpools_lock alone.
+ * slabx_cache_info() and node_stats_show()); slabx_objpools_lock alone
+ * (taken by slabx_objpools_show(), which lists each pool from slabx's own
+ * memory of it, never from its head, which is the owner's).
  */
 #include <linux/debugfs.h>
 #include <linux/mutex.h>
@@ -59,28 +61,25 @@ static void node_stats_show(struct seq_file *m, struct slabx_cache *s)
 }
 
 static void pool_stats_show(struct seq_file *m,
-			    struct slabx_objpool_head *pool)
+			    const struct slabx_objpool_stats *st)
 {
-	struct slabx_objpool_stats st;
-
-	slabx_objpool_get_stats(pool, &st);
 	seq_printf(m, "objects=%d size=%d ring_bytes=%zu pops=%lu pushes=%lu pop_misses=%lu remote_pops=%lu drops=%lu outstanding=%ld debug_errors=%u\n",
-		   pool->nr_objs, pool->obj_size, st.ring_bytes, st.pops,
-		   st.pushes, st.pop_misses, st.remote_pops, st.drops,
-		   st.outstanding, st.debug_errors);
+		   st->nr_objs, st->obj_size, st->ring_bytes, st->pops,
+		   st->pushes, st->pop_misses, st->remote_pops, st->drops,
+		   st->outstanding, st->debug_errors);
+}
+
+/* One pool of slabx_objpools_show(): its id is slabx's memory, not a head. */
+static void objpool_show(struct seq_file *m, const void *id,
+			 const struct slabx_objpool_stats *st)
+{
+	seq_printf(m, "%p ", id);
+	pool_stats_show(m, st);
 }
 
 static int objpools_show(struct seq_file *m, void *v)
 {
-	struct slabx_objpool_head *pool;
-	unsigned long flags;
-
-	spin_lock_irqsave(&slabx_objpools_lock, flags);
-	list_for_each_entry(pool, &slabx_objpools, list) {
-		seq_printf(m, "%p ", pool);
-		pool_stats_show(m, pool);
-	}
-	spin_unlock_irqrestore(&slabx_objpools_lock, flags);
+	slabx_objpools_show(m, objpool_show);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(objpools);
@@ -139,8 +138,11 @@ static int stats_show(struct seq_file *m, void *v)
 			   slabx_cache_stat(s, i));
 	node_stats_show(m, s);
 	if (s->pool) {
+		struct slabx_objpool_stats st;
+
+		slabx_objpool_get_stats(s->pool, &st);
 		seq_puts(m, "pool ");
-		pool_stats_show(m, s->pool);
+		pool_stats_show(m, &st);
 	}
 	return 0;
 }

@@ -13,36 +13,72 @@
  * the other CPUs' small rings (a remote pop).
  *
  * Every ring is a bounded MPMC queue whose cells carry a sequence number:
- * the position of the cell's last published object plus one. A push checks
- * that tail - head is below the ring's size, claims position tail by
- * advancing it with cmpxchg, writes the object and only then publishes it
- * by storing the cell's seq with release semantics. A pop at position head
- * reads the cell's seq (acquire): only pos + 1 means "published for this
- * lap"; it then reads the object and takes the position by advancing head
- * with cmpxchg, which also frees the cell. So:
+ * the position of the cell's last published object plus one. A push reads
+ * tail (its position, pos) and then head, checks that pos - head is below
+ * the ring's size, claims pos by advancing tail with cmpxchg, writes the
+ * object and only then publishes it by storing the cell's seq with release
+ * semantics. A pop at position head reads the cell's seq (acquire): only
+ * pos + 1 means "published for this lap"; it then reads the object and
+ * takes the position by advancing head with cmpxchg, which also frees the
+ * cell (see slabx_objpool_ring.h).
+ *
+ * head and tail only grow and never wrap (unsigned long), and at every
+ * instant head <= tail (a pop takes position p only once the push that
+ * claimed p published it) and tail - head <= size (a push claims p only
+ * while tail == p, having read h <= head with p - h < size, so afterwards
+ * tail - head <= p + 1 - h <= size). So:
  *
  *  - An entry is never exposed before it is written: a pop only takes a
  *    cell whose seq says "published", and a push only writes a cell whose
- *    last object was taken (head is past it), which its pop had read
- *    before its cmpxchg.
+ *    last object was taken (head > p - size since p - h < size), which its
+ *    pop had read before its cmpxchg.
  *  - A pop whose cmpxchg fails saw a cell someone else took; it retries
- *    from the new head. head and tail never wrap (unsigned long), so
- *    there is no ABA.
+ *    from the new head. As nothing wraps, there is no ABA.
+ *  - A push reads pos before head (smp_rmb(); a failed cmpxchg rereads
+ *    pos). Let h be the head it read and t the tail at that instant; pos
+ *    <= t and h <= t. Two interleavings:
+ *
+ *    (a) Nobody took position pos yet: h <= pos, and 0 <= pos - h <= t - h,
+ *        the entries claimed or published and not yet taken at that
+ *        instant.
+ *    (b) Between the two reads, other CPUs pushed at pos and beyond, and
+ *        pops took those positions, up to h > pos:
+ *
+ *          CPU0 push            CPU1 push            CPU2 pop
+ *          pos = tail (p)
+ *                               claims p, publishes
+ *                                                    takes p: head = p + 1
+ *          h = head (p + 1)
+ *
+ *        pos - h is negative: pos is stale, and CPU0's cmpxchg would fail
+ *        anyway. (Compared unsigned, it once looked larger than the ring:
+ *        the push reported the ring full, and on the shared ring lost the
+ *        object with -ENOSPC.) The push rereads tail and starts again; it
+ *        does so only because tail moved, i.e. another push made progress.
+ *
+ *    So a push compares pos - h with the size only in case (a).
+ *  - A push of an object of the pool never finds the shared ring full: in
+ *    case (a) the entries in [h, t) are distinct objects of the pool other
+ *    than the one being pushed, so pos - h <= t - h < nr_objs <= size. A
+ *    pop that stalls (interrupted, or its vCPU preempted) blocks nobody:
+ *    its position is either still counted and still holds its object, or
+ *    already taken.
+ *  - A push that reports a ring full is right at the instant it read head:
+ *    t - h >= pos - h >= size then. Only small rings fill; a push then
+ *    goes to the shared ring.
  *  - Nesting is safe, NMI included: an NMI that interrupts a push between
  *    its claim and its publication finds tail already past the claimed
  *    cell; a pop that meets the claimed, unpublished cell reports the ring
- *    empty (a miss) rather than waiting. An NMI that interrupts a pop
- *    between its read and its cmpxchg may take the same position first;
- *    the interrupted pop's cmpxchg then fails. Nobody ever waits for the
- *    context it interrupted, and there is no "last" index that a nested
- *    push could move backwards.
- *  - A push of an object of the pool never finds the shared ring full:
- *    tail - head counts the entries claimed or published and not yet
- *    taken, which are distinct objects of the pool other than the one
- *    being pushed, so fewer than nr_objs <= size. A pop that stalls
- *    (interrupted, or its vCPU preempted) blocks nobody: its position is
- *    either still counted and still holds its object, or already taken.
+ *    empty (a miss) rather than waiting. An NMI that interrupts a push
+ *    between its reads of tail and head is case (b) if it pushes and pops
+ *    past pos. An NMI that interrupts a pop between its read and its
+ *    cmpxchg may take the same position first; the interrupted pop's
+ *    cmpxchg then fails. Nobody ever waits for the context it interrupted,
+ *    and there is no "last" index that a nested push could move backwards.
  *  - Retries happen only when another CPU made progress (lock-free).
+ *
+ * tests/userspace/ runs this very ring code in a userspace model, where
+ * interleaving (b) happens within seconds (make -C tests/userspace check).
  *
  * Interrupts are disabled around each operation, as lib/objpool does, so
  * that a task is not preempted between claim and publication and "this
@@ -50,9 +86,24 @@
  * are used, as lib/objpool does: no lock is taken, and lockdep's IRQ
  * tracing would cost more than the operation.
  *
+ * Memory: the head (struct slabx_objpool_head) is the owner's, and slabx
+ * touches it only within the calls the owner makes with it, as
+ * lib/objpool does: after a slabx_objpool_fini() with objects still out,
+ * only the drops of those objects, through whatever copy of the head the
+ * owner kept, touch a head again. Everything else is slabx's: the objects,
+ * the per-CPU small rings, and the shared ring, whose struct also holds
+ * what slabx keeps of the pool for itself: its entry on slabx_objpools
+ * (for debugfs), its sizes, the per-CPU counters' address and the debug
+ * mode's error count. A pool is on the list from a successful init until
+ * it is freed; its memory goes only after it left the list. A pool never
+ * freed (objects out at fini and never dropped, or no fini) stays on the
+ * list, shown by debugfs, until slabx is unloaded, and its memory is left
+ * allocated, like the slabs of leaked objects of a destroyed cache: slabx
+ * never touches it again but to show its counters.
+ *
  * Locking: the pop and push paths take no lock. slabx_objpools_lock (a
- * spinlock taken with IRQs saved, a leaf) protects the list of pools shown
- * in debugfs.
+ * spinlock taken with IRQs saved, a leaf) protects slabx_objpools, the
+ * list of pools shown in debugfs.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -77,11 +128,21 @@ module_param(objpool_debug, bool, 0644);
 MODULE_PARM_DESC(objpool_debug,
 		 "new objpools check every push for double pushes and foreign pointers");
 
-DEFINE_SPINLOCK(slabx_objpools_lock);
-LIST_HEAD(slabx_objpools);
+static DEFINE_SPINLOCK(slabx_objpools_lock);
+static LIST_HEAD(slabx_objpools);
 
-/* The shared ring; head and tail on lines of their own. */
+/*
+ * The shared ring, and what slabx keeps of a pool for itself, so that its
+ * list and debugfs need no head: the pool's entry on slabx_objpools, its
+ * sizes, its per-CPU rings (for their counters) and the debug mode's
+ * count of bad pushes. head and tail on lines of their own.
+ */
 struct slabx_objpool_ring {
+	struct list_head list;
+	struct slabx_objpool_local __percpu *local;
+	int nr_objs;
+	int obj_size;
+	atomic_t debug_errors;
 	unsigned long mask;
 	unsigned long head ____cacheline_aligned_in_smp;
 	unsigned long tail ____cacheline_aligned_in_smp;
@@ -145,7 +206,7 @@ static void debug_report(struct slabx_objpool_head *pool, const char *what,
 			 void *obj)
 {
 	/* Once per pool: the counter says how many more there were. */
-	if (atomic_inc_return(&pool->debug_errors) == 1)
+	if (atomic_inc_return(&pool->ring->debug_errors) == 1)
 		pr_err("objpool %p: %s %p refused (reported once per pool)\n",
 		       pool, what, obj);
 }
@@ -258,10 +319,29 @@ EXPORT_SYMBOL_GPL(__slabx_objpool_push_slow);
 
 /* ---- lifecycle ----------------------------------------------------------------- */
 
-static size_t ring_bytes(struct slabx_objpool_head *pool)
+static size_t ring_bytes(const struct slabx_objpool_ring *r)
 {
-	return struct_size(pool->ring, cells, pool->capacity) +
+	return struct_size(r, cells, r->mask + 1) +
 	       num_possible_cpus() * sizeof(struct slabx_objpool_local);
+}
+
+/* Add a new pool to slabx_objpools: its memory, never its head. */
+static void pool_register(struct slabx_objpool_ring *r)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&slabx_objpools_lock, flags);
+	list_add_tail(&r->list, &slabx_objpools);
+	spin_unlock_irqrestore(&slabx_objpools_lock, flags);
+}
+
+static void pool_unregister(struct slabx_objpool_ring *r)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&slabx_objpools_lock, flags);
+	list_del(&r->list);
+	spin_unlock_irqrestore(&slabx_objpools_lock, flags);
 }
 
 static void pool_free_memory(struct slabx_objpool_head *pool)
@@ -293,25 +373,51 @@ static void *objs_alloc(size_t nr, size_t size, gfp_t gfp)
 	return kvmalloc(bytes, gfp);
 }
 
-static int pool_alloc_memory(struct slabx_objpool_head *pool)
+/* Empty rings, and what slabx keeps of the pool, from the head's sizes. */
+static void pool_setup_rings(struct slabx_objpool_head *pool)
 {
-	gfp_t gfp = pool->gfp | __GFP_ZERO;
+	struct slabx_objpool_ring *r = pool->ring;
 	int cpu;
 
-	pool->objs = objs_alloc(pool->nr_objs, pool->obj_size, gfp);
-	pool->ring = kvmalloc(struct_size(pool->ring, cells, pool->capacity),
-			      gfp);
-	pool->local = alloc_percpu_gfp(struct slabx_objpool_local, gfp);
-	if (pool->flags & SLABX_OBJPOOL_F_DEBUG)
-		pool->in_pool = bitmap_zalloc(pool->nr_objs, pool->gfp);
-	if (!pool->objs || !pool->ring || !pool->local ||
-	    ((pool->flags & SLABX_OBJPOOL_F_DEBUG) && !pool->in_pool))
-		return -ENOMEM;
-	pool->ring->mask = pool->capacity - 1;
-	cells_init(pool->ring->cells, pool->capacity);
+	r->local = pool->local;
+	r->nr_objs = pool->nr_objs;
+	r->obj_size = pool->obj_size;
+	atomic_set(&r->debug_errors, 0);
+	r->mask = pool->capacity - 1;
+	cells_init(r->cells, pool->capacity);
 	for_each_possible_cpu(cpu)
 		cells_init(per_cpu_ptr(pool->local, cpu)->cells,
 			   SLABX_OBJPOOL_LOCAL_CELLS);
+}
+
+/*
+ * Each allocation may be made to fail by slabx_fault_inject_meta(); the
+ * first that fails ends it, and the caller frees what was allocated.
+ */
+static int pool_alloc_memory(struct slabx_objpool_head *pool)
+{
+	gfp_t gfp = pool->gfp | __GFP_ZERO;
+
+	if (!slabx_meta_fail())
+		pool->objs = objs_alloc(pool->nr_objs, pool->obj_size, gfp);
+	if (!pool->objs)
+		return -ENOMEM;
+	if (!slabx_meta_fail())
+		pool->ring = kvmalloc(struct_size(pool->ring, cells,
+						  pool->capacity), gfp);
+	if (!pool->ring)
+		return -ENOMEM;
+	if (!slabx_meta_fail())
+		pool->local = alloc_percpu_gfp(struct slabx_objpool_local, gfp);
+	if (!pool->local)
+		return -ENOMEM;
+	if (pool->flags & SLABX_OBJPOOL_F_DEBUG) {
+		if (!slabx_meta_fail())
+			pool->in_pool = bitmap_zalloc(pool->nr_objs, pool->gfp);
+		if (!pool->in_pool)
+			return -ENOMEM;
+	}
+	pool_setup_rings(pool);
 	return 0;
 }
 
@@ -353,7 +459,6 @@ static int pool_init(struct slabx_objpool_head *pool, int nr_objs,
 		     slabx_objpool_init_obj_cb objinit,
 		     slabx_objpool_fini_cb release, bool debug)
 {
-	unsigned long flags;
 	int rc;
 
 	if (!init_args_valid(nr_objs, object_size))
@@ -376,9 +481,7 @@ static int pool_init(struct slabx_objpool_head *pool, int nr_objs,
 		return rc;
 	}
 	refcount_set(&pool->ref, nr_objs + 1);
-	spin_lock_irqsave(&slabx_objpools_lock, flags);
-	list_add_tail(&pool->list, &slabx_objpools);
-	spin_unlock_irqrestore(&slabx_objpools_lock, flags);
+	pool_register(pool->ring);
 	return 0;
 }
 
@@ -400,7 +503,8 @@ static int pool_init(struct slabx_objpool_head *pool, int nr_objs,
  *
  * Context: as @gfp allows.
  * Return: 0, -EINVAL for bad sizes (reported with pr_warn), -ENOMEM, or
- * the error of @objinit; on error nothing stays allocated.
+ * the error of @objinit; on error nothing stays allocated or registered,
+ * and @release is not called.
  */
 int slabx_objpool_init(struct slabx_objpool_head *pool, int nr_objs,
 		       int object_size, gfp_t gfp, void *context,
@@ -416,20 +520,17 @@ EXPORT_SYMBOL_GPL(slabx_objpool_init);
  * slabx_objpool_free() - free a pool now, whatever its references
  * @pool: the pool; calling it again does nothing.
  *
- * Frees the rings and the objects, then calls the release callback.
+ * Takes the pool off slabx's list, frees the rings and the objects, then
+ * calls the release callback.
  *
  * Context: process context, or wherever kvfree() may be called; not NMI
  * (it takes a spinlock).
  */
 void slabx_objpool_free(struct slabx_objpool_head *pool)
 {
-	unsigned long flags;
-
 	if (!pool->ring)
 		return;
-	spin_lock_irqsave(&slabx_objpools_lock, flags);
-	list_del(&pool->list);
-	spin_unlock_irqrestore(&slabx_objpools_lock, flags);
+	pool_unregister(pool->ring);
 	pool_free_memory(pool);
 	if (pool->release)
 		pool->release(pool, pool->context);
@@ -472,12 +573,17 @@ EXPORT_SYMBOL_GPL(slabx_objpool_drop);
  *
  * Objects still out keep it alive until each is dropped with
  * slabx_objpool_drop() (the kretprobe pattern); the last drop frees it.
+ * Then slabx no longer needs @pool itself: the owner may free it, and drop
+ * those objects through a copy of it. In debug mode (%SLABX_OBJPOOL_F_DEBUG)
+ * objects still out are reported with pr_warn.
  *
  * Context: as slabx_objpool_drop().
  */
 void slabx_objpool_fini(struct slabx_objpool_head *pool)
 {
+	bool debug = pool->flags & SLABX_OBJPOOL_F_DEBUG;
 	unsigned long flags;
+	unsigned int out;
 	int nr = 1;	/* the pool's own reference */
 
 	while (slabx_objpool_pop(pool))
@@ -486,10 +592,38 @@ void slabx_objpool_fini(struct slabx_objpool_head *pool)
 	raw_local_irq_save(flags);
 	local_add(nr - 1, &this_cpu_ptr(pool->local)->count[SLABX_OBJPOOL_DROP]);
 	raw_local_irq_restore(flags);
+	/* One reference per object still out, but for drops meanwhile. */
+	out = refcount_read(&pool->ref) - nr;
 	if (refcount_sub_and_test(nr, &pool->ref))
 		slabx_objpool_free(pool);
+	else if (debug)
+		pr_warn("objpool %p: fini with %u objects still out; the pool lives until they are dropped\n",
+			pool, out);
 }
 EXPORT_SYMBOL_GPL(slabx_objpool_fini);
+
+/* The counters of a pool, from slabx's memory of it alone. */
+static void ring_get_stats(const struct slabx_objpool_ring *r,
+			   struct slabx_objpool_stats *st)
+{
+	unsigned long sum[SLABX_OBJPOOL_NR_COUNTERS] = {};
+	int cpu, i;
+
+	for_each_possible_cpu(cpu)
+		for (i = 0; i < SLABX_OBJPOOL_NR_COUNTERS; i++)
+			sum[i] += local_read(&per_cpu_ptr(r->local,
+							  cpu)->count[i]);
+	st->nr_objs = r->nr_objs;
+	st->obj_size = r->obj_size;
+	st->pops = sum[SLABX_OBJPOOL_POP];
+	st->pushes = sum[SLABX_OBJPOOL_PUSH];
+	st->pop_misses = sum[SLABX_OBJPOOL_MISS];
+	st->remote_pops = sum[SLABX_OBJPOOL_REMOTE];
+	st->drops = sum[SLABX_OBJPOOL_DROP];
+	st->outstanding = st->pops - st->pushes - st->drops;
+	st->ring_bytes = ring_bytes(r);
+	st->debug_errors = atomic_read(&r->debug_errors);
+}
 
 /**
  * slabx_objpool_get_stats() - read a pool's counters
@@ -499,23 +633,58 @@ EXPORT_SYMBOL_GPL(slabx_objpool_fini);
 void slabx_objpool_get_stats(struct slabx_objpool_head *pool,
 			     struct slabx_objpool_stats *st)
 {
-	unsigned long sum[SLABX_OBJPOOL_NR_COUNTERS] = {};
-	int cpu, i;
-
-	for_each_possible_cpu(cpu)
-		for (i = 0; i < SLABX_OBJPOOL_NR_COUNTERS; i++)
-			sum[i] += local_read(&per_cpu_ptr(pool->local,
-							  cpu)->count[i]);
-	st->pops = sum[SLABX_OBJPOOL_POP];
-	st->pushes = sum[SLABX_OBJPOOL_PUSH];
-	st->pop_misses = sum[SLABX_OBJPOOL_MISS];
-	st->remote_pops = sum[SLABX_OBJPOOL_REMOTE];
-	st->drops = sum[SLABX_OBJPOOL_DROP];
-	st->outstanding = st->pops - st->pushes - st->drops;
-	st->ring_bytes = ring_bytes(pool);
-	st->debug_errors = atomic_read(&pool->debug_errors);
+	ring_get_stats(pool->ring, st);
 }
 EXPORT_SYMBOL_GPL(slabx_objpool_get_stats);
+
+/**
+ * slabx_objpools_show() - show every pool, for debugfs
+ * @m: passed to @show.
+ * @show: called for each pool alive with @m, the pool's identifier (its
+ *	shared ring: slabx's memory) and a snapshot of its counters; under
+ *	slabx_objpools_lock with IRQs off, so it must not sleep.
+ *
+ * Reads slabx's own memory of each pool, never a head: a pool whose owner
+ * retired it with objects still out is shown until it is freed.
+ *
+ * Context: process context, not under slabx_objpools_lock.
+ */
+void slabx_objpools_show(struct seq_file *m, slabx_objpool_show_cb show)
+{
+	struct slabx_objpool_stats st;
+	struct slabx_objpool_ring *r;
+	unsigned long flags;
+
+	spin_lock_irqsave(&slabx_objpools_lock, flags);
+	list_for_each_entry(r, &slabx_objpools, list) {
+		ring_get_stats(r, &st);
+		show(m, r, &st);
+	}
+	spin_unlock_irqrestore(&slabx_objpools_lock, flags);
+}
+
+/**
+ * slabx_objpools_exit() - report the pools never freed, at module exit
+ *
+ * Every module that used slabx is gone by now. A pool still listed was
+ * retired with objects out that were never dropped, or never retired: it
+ * is reported, and its memory stays allocated, as the slabs of a
+ * destroyed cache's leaked objects do (slabx keeps no pointer to its
+ * objects' area, which only the head knew).
+ *
+ * Context: module exit.
+ */
+void slabx_objpools_exit(void)
+{
+	struct slabx_objpool_stats st;
+	struct slabx_objpool_ring *r;
+
+	list_for_each_entry(r, &slabx_objpools, list) {
+		ring_get_stats(r, &st);
+		pr_err("unloading with objpool %p of %d objects never freed, %ld still out\n",
+		       r, st.nr_objs, st.outstanding);
+	}
+}
 
 /**
  * slabx_objpool_set_debug() - set the objpool_debug module parameter
@@ -551,7 +720,8 @@ int slabx_pool_cache_init(struct slabx_cache *s, unsigned int nr)
 {
 	int rc;
 
-	s->pool = kzalloc(sizeof(*s->pool), GFP_KERNEL);
+	if (!slabx_meta_fail())
+		s->pool = kzalloc(sizeof(*s->pool), GFP_KERNEL);
 	if (!s->pool)
 		return -ENOMEM;
 	rc = pool_init(s->pool, nr, s->stride, GFP_KERNEL, s, pool_cache_ctor,

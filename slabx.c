@@ -886,6 +886,7 @@ static void __exit slabx_exit(void)
 		list_del(&s->list);
 		cache_free(s);
 	}
+	slabx_objpools_exit();
 	slabx_nolock_pages_exit();
 	destroy_workqueue(slabx_wq);
 }

@@ -566,8 +566,11 @@ void slabx_rcu_free_flush_cpu(struct slabx_cache *s, unsigned int cpu);
 int slabx_fault_injected_rcu_sheaf(void);
 
 /* objpool.c */
-extern spinlock_t slabx_objpools_lock;
-extern struct list_head slabx_objpools;
+struct seq_file;
+typedef void (*slabx_objpool_show_cb)(struct seq_file *m, const void *id,
+				      const struct slabx_objpool_stats *st);
+void slabx_objpools_show(struct seq_file *m, slabx_objpool_show_cb show);
+void slabx_objpools_exit(void);
 int slabx_pool_cache_init(struct slabx_cache *s, unsigned int nr);
 void slabx_pool_cache_destroy(struct slabx_cache *s);
 void *slabx_pool_cache_alloc(struct slabx_cache *s, gfp_t gfp);
@@ -581,7 +584,6 @@ int slabx_fault_injected_pages(void);
 void slabx_pages_account(unsigned int order, long nr);
 int slabx_nolock_pages_init(void);
 void slabx_nolock_pages_exit(void);
-struct seq_file;
 void slabx_nolock_pages_show(struct seq_file *m);
 
 /* debugfs.c */

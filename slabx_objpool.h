@@ -11,12 +11,13 @@
 #include <linux/compiler.h>
 #include <linux/gfp_types.h>
 #include <linux/irqflags.h>
-#include <linux/list.h>
 #include <linux/percpu.h>
 #include <linux/refcount.h>
 #include <linux/types.h>
 #include <asm/barrier.h>
 #include <asm/local.h>
+
+#include "slabx_objpool_ring.h"
 
 /* Most objects in one pool, and largest object size, as lib/objpool. */
 #define SLABX_OBJPOOL_NR_OBJECT_MAX	BIT(24)
@@ -27,17 +28,6 @@ struct slabx_objpool_ring;
 
 /* Cells of each CPU's small ring. */
 #define SLABX_OBJPOOL_LOCAL_CELLS	16
-
-/**
- * struct slabx_objpool_cell - one entry of a ring
- * @seq: the position of the cell's last published object plus one; a pop
- *	at position p takes the cell only when it reads p + 1.
- * @obj: the object.
- */
-struct slabx_objpool_cell {
-	unsigned long seq;
-	void *obj;
-};
 
 /**
  * enum slabx_objpool_counter - per-CPU event counters of a pool
@@ -89,18 +79,20 @@ typedef int (*slabx_objpool_fini_cb)(struct slabx_objpool_head *head,
  * @ref: one reference per object not dropped, plus one for the pool.
  * @flags: SLABX_OBJPOOL_F_* flags.
  * @objs: the objects, @nr_objs * @obj_size bytes.
- * @ring: the shared ring, for every CPU.
+ * @ring: the shared ring, for every CPU, and what slabx keeps of the pool
+ *	for itself (its list of pools, debugfs, the debug mode's count).
  * @local: each CPU's small ring, tried first by push and pop, and its
  *	event counters.
  * @in_pool: with %SLABX_OBJPOOL_F_DEBUG, a bit per object that is in the
  *	pool, to catch double pushes.
- * @debug_errors: bad pushes caught in debug mode.
- * @list: on slabx's list of pools, for debugfs.
  * @release: called by slabx_objpool_free(), or NULL.
  * @context: passed to the callbacks.
  *
  * Embed it like lib/objpool's struct objpool_head; only the functions
- * below touch the fields.
+ * below touch the fields. As with lib/objpool, slabx touches the head
+ * only in those calls: slabx keeps no pointer to it, so once
+ * slabx_objpool_fini() returned with objects still out, the head may be
+ * freed or copied, and those objects dropped through the copy.
  */
 struct slabx_objpool_head {
 	int obj_size;
@@ -114,8 +106,6 @@ struct slabx_objpool_head {
 	struct slabx_objpool_ring *ring;
 	struct slabx_objpool_local __percpu *local;
 	unsigned long *in_pool;
-	atomic_t debug_errors;
-	struct list_head list;
 	slabx_objpool_fini_cb release;
 	void *context;
 };
@@ -125,6 +115,8 @@ struct slabx_objpool_head {
 
 /**
  * struct slabx_objpool_stats - a snapshot of a pool's counters
+ * @nr_objs: objects in the pool.
+ * @obj_size: object size, as the head's.
  * @pops: objects taken.
  * @pushes: objects given back.
  * @pop_misses: pops that found no object.
@@ -135,6 +127,8 @@ struct slabx_objpool_head {
  * @debug_errors: double pushes and foreign pointers caught in debug mode.
  */
 struct slabx_objpool_stats {
+	int nr_objs;
+	int obj_size;
 	unsigned long pops;
 	unsigned long pushes;
 	unsigned long pop_misses;
@@ -158,69 +152,6 @@ void slabx_objpool_fini(struct slabx_objpool_head *pool);
 void slabx_objpool_get_stats(struct slabx_objpool_head *pool,
 			     struct slabx_objpool_stats *st);
 void slabx_objpool_set_debug(bool on);
-
-/*
- * The rings (see objpool.c). Inline, like lib/objpool's pop and push, so
- * that the common case (this CPU's small ring) makes no call.
- *
- * Put @obj at *@tailp. Return: false when the ring holds @mask + 1
- * entries (claimed ones included).
- */
-static __always_inline bool
-__slabx_objpool_cells_push(unsigned long *headp, unsigned long *tailp,
-			   struct slabx_objpool_cell *cells,
-			   unsigned long mask, void *obj)
-{
-	unsigned long pos = READ_ONCE(*tailp);
-
-	do {
-		/*
-		 * head is read after pos, so pos - head counts at most the
-		 * entries claimed and not yet taken right now.
-		 */
-		smp_rmb();
-		if (pos - READ_ONCE(*headp) > mask)
-			return false;
-	} while (!try_cmpxchg(tailp, &pos, pos + 1));
-	/*
-	 * The cell's last object was taken: the pop that advanced head past
-	 * pos - mask - 1 had read it before its cmpxchg.
-	 */
-	WRITE_ONCE(cells[pos & mask].obj, obj);
-	/* Publish: a pop sees the seq only after obj. */
-	smp_store_release(&cells[pos & mask].seq, pos + 1);
-	return true;
-}
-
-/* Take the object at *@headp. Return: NULL when none is published there. */
-static __always_inline void *
-__slabx_objpool_cells_pop(unsigned long *headp,
-			  struct slabx_objpool_cell *cells, unsigned long mask)
-{
-	unsigned long pos = READ_ONCE(*headp);
-
-	for (;;) {
-		struct slabx_objpool_cell *cell = &cells[pos & mask];
-		/* Pairs with the push's publication: obj is written. */
-		long dif = (long)(smp_load_acquire(&cell->seq) - (pos + 1));
-		void *obj;
-
-		if (dif < 0)		/* empty, or claimed and unpublished */
-			return NULL;
-		if (dif > 0) {		/* pos is stale: someone popped */
-			pos = READ_ONCE(*headp);
-			continue;
-		}
-		obj = READ_ONCE(cell->obj);
-		/*
-		 * Taking the position frees the cell. The cmpxchg fails if
-		 * anyone took it meanwhile, and only then could the cell
-		 * have been reused: obj is the cell's object of this lap.
-		 */
-		if (try_cmpxchg(headp, &pos, pos + 1))
-			return obj;
-	}
-}
 
 /**
  * slabx_objpool_pop() - take an object from a pool

@@ -1,9 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Everything `make check` runs: static checks, then the KUnit suites and
-# kselftests on every kernel flavour. Runs all of it even after a failure;
-# the last line printed is "N passed, N failed" over the KUnit and kselftest
-# cases of all flavours (also in build/check-summary).
+# Everything `make check` runs: static checks, the userspace models, then
+# the KUnit suites and kselftests on every kernel flavour. Runs all of it
+# even after a failure; the last line printed is "N passed, N failed" over
+# the model runs and the KUnit and kselftest cases of all flavours (also in
+# build/check-summary).
 set -uo pipefail
 . "$(dirname "$0")/common.sh"
 
@@ -15,6 +16,14 @@ passed=0
 failed=0
 
 "$SLABX_TOP/scripts/lint.sh" || { echo "check: lint failed" >&2; fail=1; }
+
+# Userspace models of the lockless structures: the same code, pthreads.
+model=$(make -s -C "$SLABX_TOP/tests/userspace" check 2>&1 | tee /dev/stderr |
+	sed -n 's/.*: \([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p' | tail -1)
+read -r p q <<< "${model:-0 1}"
+[ "$q" -eq 0 ] || { echo "check: userspace model failed" >&2; fail=1; }
+passed=$((passed + p))
+failed=$((failed + q))
 
 for f in $flavours; do
 	rm -f "$SLABX_OUT/$f-check/counts"

@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The kernel primitives that slabx_objpool_ring.h uses, on GCC's __atomic
+ * builtins, for the userspace model. Each is at least as strong as the
+ * kernel's: READ_ONCE()/WRITE_ONCE() are relaxed atomics, smp_rmb() an
+ * acquire fence, try_cmpxchg() fully ordered on success and relaxed on
+ * failure, as atomic_t.txt says of the kernel's.
+ */
+#ifndef OBJPOOL_SHIM_H
+#define OBJPOOL_SHIM_H
+
+#include <stdbool.h>
+
+/* glibc's <sys/cdefs.h> has one. */
+#ifndef __always_inline
+#define __always_inline	inline __attribute__((__always_inline__))
+#endif
+
+#define READ_ONCE(x)		__atomic_load_n(&(x), __ATOMIC_RELAXED)
+#define WRITE_ONCE(x, v)	__atomic_store_n(&(x), (v), __ATOMIC_RELAXED)
+#define smp_rmb()		__atomic_thread_fence(__ATOMIC_ACQUIRE)
+#define smp_store_release(p, v)	__atomic_store_n((p), (v), __ATOMIC_RELEASE)
+#define smp_load_acquire(p)	__atomic_load_n((p), __ATOMIC_ACQUIRE)
+#define try_cmpxchg(p, oldp, new)					\
+	__atomic_compare_exchange_n((p), (oldp), (new), false,		\
+				    __ATOMIC_SEQ_CST, __ATOMIC_RELAXED)
+
+#endif /* OBJPOOL_SHIM_H */
