@@ -1,9 +1,11 @@
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
 # Shared settings for the slabx scripts; sourced, not run.
 
 SLABX_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 SLABX_CACHE=${SLABX_CACHE:-/var/cache/slabx}
 SLABX_OUT=${SLABX_OUT:-$SLABX_TOP/build}
+# shellcheck disable=SC2034 # used by kernel.sh
 SRC_TARBALL=/usr/src/linux-source-6.12.tar.xz
 
 # Version of the Debian kernel source package, part of every cache key.
@@ -49,6 +51,7 @@ kernel_dir()
 
 	# The source version is part of the key: install it first.
 	[ -n "$(src_version 2>/dev/null)" ] || "$SLABX_TOP/scripts/deps.sh" >&2
+	# shellcheck disable=SC2046 # one path per fragment, no spaces
 	key=$( { src_version; cat $(flavour_fragments "$1");
 		 cat "$SLABX_TOP/scripts/kernel.sh"; } | sha256sum | cut -c1-16)
 	echo "$SLABX_CACHE/kernel-$1-$key"

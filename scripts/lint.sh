@@ -4,13 +4,22 @@
 #   - W=1 build and sparse (C=2) against the debug kernel, from scratch
 #   - checkpatch.pl --strict on every C source and header
 #   - kernel-doc on every C source and header
+#   - shellcheck on every shell script
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 
 kdir=$("$SLABX_TOP/scripts/kernel.sh" debug)
 src=$(src_dir)
+command -v shellcheck > /dev/null || "$SLABX_TOP/scripts/deps.sh" >&2
 cd "$SLABX_TOP"
-files=(./*.c ./*.h tests/*.c)
+shopt -s nullglob
+# Plain relative paths: checkpatch's checks of file names do not see a
+# name given as ./name.
+files=(*.c *.h tests/*.c tests/*.h)
+# The bash scripts, and the sh of the guest's busybox and of the kselftests
+# (scripts/guest-init.sh and tests/selftests/ name their sh in a directive
+# for shellcheck).
+scripts=(scripts/*.sh tests/selftests/*.sh .ci/run)
 fail=0
 
 report()
@@ -46,5 +55,16 @@ report "checkpatch --strict" "$log"
 
 "$src/scripts/kernel-doc" -none -Wall "${files[@]}" > "$log" 2>&1 || true
 report "kernel-doc" "$log"
+
+# -x -P SCRIPTDIR: follow what a script sources from its own directory.
+# A sourced bash file (scripts/common.sh) has no #! line to say it is bash.
+: > "$log"
+for f in "${scripts[@]}"; do
+	opts=(-x -P SCRIPTDIR -f gcc)
+	head -n 1 "$f" | grep -q '^#!' || grep -q '^# shellcheck shell=' "$f" ||
+		opts+=(-s bash)
+	shellcheck "${opts[@]}" "$f" >> "$log" 2>&1 || true
+done
+report "shellcheck" "$log"
 
 exit $fail

@@ -25,26 +25,46 @@ out=$SLABX_OUT/$flavour-$mode
 rm -rf "$out"
 mkdir -p "$out"
 
+# The guest: busybox, /init, the modules in /modules (tests/ below it), and
+# the kselftests laid out as the kernel's selftests `make install` does:
+# /selftests/slabx/ (ours), /selftests/kselftest/ (the kernel's helpers),
+# /selftests/kselftest-list.txt (what to run).
 make_initramfs()
 {
-	local root=$out/root
+	local root=$out/root ksft=$out/ksft sel t
 
-	mkdir -p "$root"/{bin,dev,proc,sys,tmp,modules/tests,selftests/lib}
+	sel=$(src_dir)/tools/testing/selftests
+
+	mkdir -p "$root"/{bin,dev,proc,sys,tmp,modules/tests} \
+		"$root"/selftests/{kselftest,slabx}
 	cp /bin/busybox "$root/bin/"
 	ln -s busybox "$root/bin/sh"
 	cp "$SLABX_TOP/scripts/guest-init.sh" "$root/init"
 	cp "$mod/slabx.ko" "$root/modules/"
 	cp "$mod"/tests/*.ko "$root/modules/tests/"
-	cp "$SLABX_TOP"/tests/selftests/*.sh "$root/selftests/"
-	cp "$(src_dir)/tools/testing/selftests/kselftest/ktap_helpers.sh" \
-		"$root/selftests/lib/"
+	cp "$sel/kselftest/ktap_helpers.sh" "$root/selftests/kselftest/"
+	# The list comes from the Makefile through the kernel's lib.mk, as in a
+	# kernel tree (tools/testing/selftests/slabx/).
+	mkdir -p "$ksft/slabx"
+	ln -s "$sel/lib.mk" "$ksft/lib.mk"
+	cp "$SLABX_TOP"/tests/selftests/* "$ksft/slabx/"
+	make -s -C "$ksft/slabx" COLLECTION=slabx emit_tests \
+		> "$root/selftests/kselftest-list.txt"
+	[ -s "$root/selftests/kselftest-list.txt" ] ||
+		{ echo "run: no kselftests in tests/selftests/Makefile" >&2; return 1; }
+	cp "$SLABX_TOP"/tests/selftests/* "$root/selftests/slabx/"
+	rm "$root/selftests/slabx/Makefile"
 	chmod +x "$root/init"
+	while IFS=: read -r _ t; do
+		chmod +x "$root/selftests/slabx/$t"
+	done < "$root/selftests/kselftest-list.txt"
 	(cd "$root" && find . | cpio -o -H newc --quiet) > "$out/initramfs.cpio"
 }
 
 # Tests get 8 vCPUs on 2 nodes (8 possible CPUs, hotplug, remote nodes).
 # The benchmark gets one vCPU per host core, at most 8: more vCPUs than
 # host cores only share them, which measures the host's scheduler.
+# shellcheck disable=SC2317 # called as "boot_$(flavour_arch ...)"
 boot_x86_64()
 {
 	local cpus=8 half
@@ -67,11 +87,12 @@ boot_x86_64()
 		< /dev/null
 }
 
+# shellcheck disable=SC2317 # called as "boot_$(flavour_arch ...)"
 boot_um()
 {
 	timeout --foreground -k 10 "$limit" "$kdir/linux" mem=1G \
 		initrd="$out/initramfs.cpio" con0=fd:0,fd:1 con=null \
-		panic=-1 slabx.mode=$mode slabx.hostfs="$out" \
+		panic=-1 slabx.mode="$mode" slabx.hostfs="$out" \
 		< /dev/null > "$out/console.log" 2>&1
 }
 
@@ -125,7 +146,7 @@ parse_section()
 # Suites the test modules define must all have reported.
 check_suites()
 {
-	local want got missing=0
+	local want missing=0
 
 	want=$(grep -h -A1 'static struct kunit_suite' "$SLABX_TOP"/tests/*.c |
 		sed -n 's/.*\.name = "\(.*\)",/\1/p')
@@ -159,7 +180,7 @@ fi
 read -r sp sf < <(parse_section SELFTESTS)
 read -r kp kf < <(parse_section KUNIT)
 check_suites || fail=1
-[ -n "$sp" ] && [ -n "$kp" ] || { echo "FAIL: no results parsed" >&2; fail=1; }
+{ [ -n "$sp" ] && [ -n "$kp" ]; } || { echo "FAIL: no results parsed" >&2; fail=1; }
 passed=$(( ${sp:-0} + ${kp:-0} ))
 failed=$(( ${sf:-0} + ${kf:-0} ))
 [ $failed -eq 0 ] || fail=1

@@ -1,35 +1,39 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=dash
 # kselftest for the microbenchmark module, so that `make bench` cannot rot:
 # a short run prints one figure per size and pattern, and rejects bad
 # parameters. The figures themselves are only meaningful on the perf kernel.
+# See Makefile for where it runs and how it finds the modules.
 
-. /selftests/lib/ktap_helpers.sh
-
-MOD=/modules
+DIR=$(dirname "$(readlink -f "$0")")
+# shellcheck source=/dev/null
+. "$DIR/../kselftest/ktap_helpers.sh"
+# shellcheck source=slabx_lib.sh
+. "$DIR/slabx_lib.sh"
 
 short_run_prints_every_figure()
 {
 	local ok=0 size pattern
 
-	insmod $MOD/slabx.ko || return 1
-	dmesg -c > /dev/null
-	insmod $MOD/tests/slabx_bench.ko rounds=1 ops=2048 || ok=1
-	dmesg > /tmp/bench.log
+	slabx_load slabx || return 1
+	slabx_klog_mark
+	slabx_load slabx_bench rounds=1 ops=2048 || ok=1
+	slabx_klog > "$log"
 	for size in 64 256; do
 		for pattern in pair batch1 batch32 batch1024; do
-			grep -Eq "slabx_bench: size +$size $pattern +kmem_cache +[0-9]+\.[0-9]+ ns +slabx +[0-9]+\.[0-9]+ ns +ratio [0-9]+\.[0-9]+" /tmp/bench.log ||
+			grep -Eq "slabx_bench: size +$size $pattern +kmem_cache +[0-9]+\.[0-9]+ ns +slabx +[0-9]+\.[0-9]+ ns +ratio [0-9]+\.[0-9]+" "$log" ||
 				{ ktap_print_msg "no figure for $size $pattern"; ok=1; }
 		done
-		grep -Eq "slabx_bench: size +$size free_rcu +kfree_rcu +[0-9]+\.[0-9]+ ns +slabx +[0-9]+\.[0-9]+ ns +ratio [0-9]+\.[0-9]+" /tmp/bench.log &&
-		grep -Eq "slabx_bench: size +$size free_rcu +peak pages kfree_rcu [0-9]+ slabx [0-9]+; reusable after kfree_rcu [0-9]+ us slabx [0-9]+ us; slabx call_rcu per 1000 frees [0-9]+" /tmp/bench.log ||
+		{ grep -Eq "slabx_bench: size +$size free_rcu +kfree_rcu +[0-9]+\.[0-9]+ ns +slabx +[0-9]+\.[0-9]+ ns +ratio [0-9]+\.[0-9]+" "$log" &&
+		  grep -Eq "slabx_bench: size +$size free_rcu +peak pages kfree_rcu [0-9]+ slabx [0-9]+; reusable after kfree_rcu [0-9]+ us slabx [0-9]+ us; slabx call_rcu per 1000 frees [0-9]+" "$log"; } ||
 			{ ktap_print_msg "no free_rcu figures for $size"; ok=1; }
 	done
-	grep -Eq "slabx_bench: size +0 page +kmem_cache +[0-9]+\.[0-9]+ ns +slabx +[0-9]+\.[0-9]+ ns +ratio [0-9]+\.[0-9]+" /tmp/bench.log ||
+	grep -Eq "slabx_bench: size +0 page +kmem_cache +[0-9]+\.[0-9]+ ns +slabx +[0-9]+\.[0-9]+ ns +ratio [0-9]+\.[0-9]+" "$log" ||
 		{ ktap_print_msg "no page figure"; ok=1; }
-	grep -Eq "slabx_bench: alloc_nolock from NMI: ([0-9]+ of 2000 succeeded|not measured)" /tmp/bench.log ||
+	grep -Eq "slabx_bench: alloc_nolock from NMI: ([0-9]+ of 2000 succeeded|not measured)" "$log" ||
 		{ ktap_print_msg "no NMI figure"; ok=1; }
-	grep -q 'slabx_bench: done' /tmp/bench.log || ok=1
+	grep -q 'slabx_bench: done' "$log" || ok=1
 	rmmod slabx_bench || ok=1
 	rmmod slabx || ok=1
 	return $ok
@@ -39,17 +43,17 @@ objpool_short_run_prints_every_figure()
 {
 	local ok=0 what
 
-	insmod $MOD/slabx.ko || return 1
-	dmesg -c > /dev/null
-	insmod $MOD/tests/slabx_objpool_bench.ko rounds=1 ms=2 || ok=1
-	dmesg > /tmp/objpool_bench.log
+	slabx_load slabx || return 1
+	slabx_klog_mark
+	slabx_load slabx_objpool_bench rounds=1 ms=2 || ok=1
+	slabx_klog > "$log"
 	# One line per pattern on one CPU, and on all of them.
 	for what in "pop\+push " "pop\+push\+timer"; do
-		[ "$(grep -Ec "slabx_objpool_bench: $what +[0-9]+ CPUs? +lib +[0-9]+\.[0-9]+ Mpairs/s \([0-9]+\.[0-9]+ per CPU\) +slabx +[0-9]+\.[0-9]+ Mpairs/s \([0-9]+\.[0-9]+ per CPU\) +ratio slabx/lib [0-9]+\.[0-9]+" /tmp/objpool_bench.log)" = 2 ] ||
+		[ "$(grep -Ec "slabx_objpool_bench: $what +[0-9]+ CPUs? +lib +[0-9]+\.[0-9]+ Mpairs/s \([0-9]+\.[0-9]+ per CPU\) +slabx +[0-9]+\.[0-9]+ Mpairs/s \([0-9]+\.[0-9]+ per CPU\) +ratio slabx/lib [0-9]+\.[0-9]+" "$log")" = 2 ] ||
 			{ ktap_print_msg "not two objpool figures for $what"; ok=1; }
 	done
-	grep -Eq 'slabx_objpool_bench: ring bytes, 1024 objects, [0-9]+ possible CPUs: lib [0-9]+ slabx [0-9]+' /tmp/objpool_bench.log || ok=1
-	grep -q 'slabx_objpool_bench: done' /tmp/objpool_bench.log || ok=1
+	grep -Eq 'slabx_objpool_bench: ring bytes, 1024 objects, [0-9]+ possible CPUs: lib [0-9]+ slabx [0-9]+' "$log" || ok=1
+	grep -q 'slabx_objpool_bench: done' "$log" || ok=1
 	rmmod slabx_objpool_bench || ok=1
 	rmmod slabx || ok=1
 	return $ok
@@ -59,12 +63,16 @@ bad_parameters_rejected()
 {
 	local ok=0
 
-	insmod $MOD/slabx.ko || return 1
-	insmod $MOD/tests/slabx_bench.ko rounds=0 2> /dev/null && ok=1
-	insmod $MOD/tests/slabx_bench.ko ops=10 2> /dev/null && ok=1
-	dmesg | grep -q 'slabx_bench: rounds must be' || ok=1
-	insmod $MOD/tests/slabx_objpool_bench.ko ms=0 2> /dev/null && ok=1
-	dmesg | grep -q 'slabx_objpool_bench: rounds must be' || ok=1
+	slabx_load slabx || return 1
+	slabx_klog_mark
+	slabx_load slabx_bench rounds=0 2> /dev/null && ok=1
+	slabx_klog | grep -q 'slabx_bench: rounds must be' || ok=1
+	slabx_klog_mark
+	slabx_load slabx_bench ops=10 2> /dev/null && ok=1
+	slabx_klog | grep -q 'slabx_bench: rounds must be' || ok=1
+	slabx_klog_mark
+	slabx_load slabx_objpool_bench ms=0 2> /dev/null && ok=1
+	slabx_klog | grep -q 'slabx_objpool_bench: rounds must be' || ok=1
 	lsmod | grep -q '^slabx_objpool_bench ' && { rmmod slabx_objpool_bench; ok=1; }
 	lsmod | grep -q '^slabx_bench ' && { rmmod slabx_bench; ok=1; }
 	rmmod slabx || ok=1
@@ -72,6 +80,9 @@ bad_parameters_rejected()
 }
 
 ktap_print_header
+slabx_require slabx_bench slabx_objpool_bench
+log=$(mktemp) || ktap_exit_fail_msg "mktemp failed"
+trap 'rm -f "$log"' EXIT
 ktap_set_plan 3
 ktap_test_result "short run prints every figure" short_run_prints_every_figure
 ktap_test_result "objpool short run prints every figure" objpool_short_run_prints_every_figure

@@ -1,13 +1,17 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=dash
 # kselftest for slabx.ko as a module: load/unload cycles, the debugfs tree,
-# and the statistics after the demo workload. Runs in the test guest, where
-# the modules are in /modules; uses the kernel's ktap_helpers.sh.
+# and the statistics after the demo workload (tests/slabx_demo.ko). See
+# Makefile for where it runs and how it finds the modules.
 
-. /selftests/lib/ktap_helpers.sh
+DIR=$(dirname "$(readlink -f "$0")")
+# shellcheck source=/dev/null
+. "$DIR/../kselftest/ktap_helpers.sh"
+# shellcheck source=slabx_lib.sh
+. "$DIR/slabx_lib.sh"
 
 DBG=/sys/kernel/debug/slabx
-MOD=/modules
 
 # The value of KEY in a stats file.
 statval()
@@ -17,9 +21,9 @@ statval()
 
 load_unload_load()
 {
-	insmod $MOD/slabx.ko && [ -d $DBG ] &&
+	slabx_load slabx && [ -d $DBG ] &&
 	rmmod slabx && [ ! -e $DBG ] &&
-	insmod $MOD/slabx.ko && [ -f $DBG/summary ] &&
+	slabx_load slabx && [ -f $DBG/summary ] &&
 	rmmod slabx && [ ! -e $DBG ]
 }
 
@@ -27,8 +31,8 @@ debugfs_tree()
 {
 	local ok=0 key
 
-	insmod $MOD/slabx.ko || return 1
-	insmod $MOD/tests/slabx_demo.ko nr_objects=10 || ok=1
+	slabx_load slabx || return 1
+	slabx_load slabx_demo nr_objects=10 || ok=1
 	[ -f $DBG/summary ] && [ -f $DBG/demo/stats ] || ok=1
 	for key in name object_size stride align order objs_per_slab \
 		   sheaf_capacity objects_inuse objects_total slabs pages \
@@ -56,8 +60,8 @@ stats_after_workload()
 {
 	local ok=0 f=$DBG/demo/stats n=500
 
-	insmod $MOD/slabx.ko || return 1
-	insmod $MOD/tests/slabx_demo.ko nr_objects=$n || ok=1
+	slabx_load slabx || return 1
+	slabx_load slabx_demo nr_objects=$n || ok=1
 	[ "$(statval $f alloc)" = $((2 * n)) ] || ok=1
 	[ "$(statval $f free)" = $n ] || ok=1
 	# In use from the slabs' view: held by the demo, or cached in sheaves.
@@ -77,6 +81,7 @@ stats_after_workload()
 }
 
 ktap_print_header
+slabx_require slabx_demo
 ktap_set_plan 3
 ktap_test_result "module loads, unloads and loads again" load_unload_load
 ktap_test_result "debugfs tree has the documented files" debugfs_tree
