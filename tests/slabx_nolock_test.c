@@ -23,6 +23,8 @@
 #endif
 
 #include "../slabx.h"
+#include "slabx_kunit.h"
+#include "slabx_test_hooks.h"
 
 #define NOLOCK_MAX_ORDER	3
 
@@ -163,7 +165,7 @@ static void hardirq_and_softirq(struct kunit *test)
 	int i;
 
 	KUNIT_ASSERT_NOT_NULL(test, c);
-	c->s = slabx_cache_create("kunit-nolock-softirq", 64, NULL);
+	c->s = cache_create(test, "kunit-nolock-softirq", 64, NULL);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, c->s);
 	hrtimer_init(&c->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
 	c->timer.function = hardirq_fn;
@@ -184,7 +186,7 @@ static void hardirq_and_softirq(struct kunit *test)
 	KUNIT_EXPECT_GT(test, atomic_read(&c->ok), 64);
 	KUNIT_EXPECT_TRUE(test, drained());
 	KUNIT_EXPECT_GT(test, slabx_cache_stat(c->s, SLABX_ALLOC_NOLOCK), 0UL);
-	KUNIT_EXPECT_EQ(test, slabx_cache_destroy(c->s), 0);
+	KUNIT_EXPECT_EQ(test, cache_destroy(test, c->s), 0);
 }
 
 /* The reserve falls below its low watermark and the worker refills it. */
@@ -223,6 +225,31 @@ static void watermark_refill(struct kunit *test)
 }
 
 #ifdef CONFIG_X86_LOCAL_APIC
+
+/* The names of the NMI handlers, one pointer each: the cleanups' keys. */
+static const char nolock_nmi_name[] = "slabx_nolock_test";
+static const char nolock_obj_nmi_name[] = "slabx_nolock_obj";
+static const char nl_stress_nmi_name[] = "slabx_nl_stress";
+
+static void nmi_unregister_action(void *name)
+{
+	unregister_nmi_handler(NMI_LOCAL, name);
+}
+
+/*
+ * A local NMI handler just registered as @name is unregistered when the
+ * case ends, unless nmi_unregister() came first.
+ */
+static int nmi_unregister_at_end(struct kunit *test, const char *name)
+{
+	return kunit_add_action_or_reset(test, nmi_unregister_action,
+					 (void *)name);
+}
+
+static void nmi_unregister(struct kunit *test, const char *name)
+{
+	kunit_release_action(test, nmi_unregister_action, (void *)name);
+}
 
 static atomic_t nmi_expected, nmi_ok, nmi_fail;
 static struct page *nmi_page;
@@ -273,7 +300,8 @@ static void from_nmi(struct kunit *test)
 	atomic_set(&nmi_ok, 0);
 	atomic_set(&nmi_fail, 0);
 	KUNIT_ASSERT_EQ(test, register_nmi_handler(NMI_LOCAL, nolock_nmi, 0,
-						   "slabx_nolock_test"), 0);
+						   nolock_nmi_name), 0);
+	KUNIT_ASSERT_EQ(test, nmi_unregister_at_end(test, nolock_nmi_name), 0);
 	for (i = 0; i < 32; i++)
 		nmi_self();
 	KUNIT_EXPECT_EQ(test, atomic_read(&nmi_ok), RT_ATOMIC ? 0 : 32);
@@ -305,7 +333,7 @@ static void from_nmi(struct kunit *test)
 	/* The same with the locks free: it succeeds (not on RT). */
 	nmi_self();
 	KUNIT_EXPECT_EQ(test, atomic_read(&nmi_ok), RT_ATOMIC ? 0 : 1);
-	unregister_nmi_handler(NMI_LOCAL, "slabx_nolock_test");
+	nmi_unregister(test, nolock_nmi_name);
 }
 
 #else
@@ -322,7 +350,7 @@ static void from_nmi(struct kunit *test)
 static struct slabx_cache *nolock_cache(struct kunit *test, const char *name)
 {
 	struct slabx_cache_args args = { .sheaf_capacity = 8 };
-	struct slabx_cache *s = slabx_cache_create(name, 128, &args);
+	struct slabx_cache *s = cache_create(test, name, 128, &args);
 
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, s);
 	return s;
@@ -371,7 +399,7 @@ static void objects_any_context(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, cache_drained(s));
 	KUNIT_EXPECT_EQ(test, slabx_cache_stat(s, SLABX_ALLOC),
 			slabx_cache_stat(s, SLABX_FREE));
-	KUNIT_EXPECT_EQ(test, slabx_cache_destroy(s), 0);
+	KUNIT_EXPECT_EQ(test, cache_destroy(test, s), 0);
 }
 
 #ifdef CONFIG_X86_LOCAL_APIC
@@ -415,7 +443,9 @@ static void objects_from_nmi(struct kunit *test)
 	atomic_set(&nmi_obj_ok, 0);
 	atomic_set(&nmi_obj_null, 0);
 	KUNIT_ASSERT_EQ(test, register_nmi_handler(NMI_LOCAL, nolock_obj_nmi,
-						   0, "slabx_nolock_obj"), 0);
+						   0, nolock_obj_nmi_name), 0);
+	KUNIT_ASSERT_EQ(test, nmi_unregister_at_end(test, nolock_obj_nmi_name),
+			0);
 	for (i = 0; i < 32; i++)
 		nmi_self();
 	KUNIT_EXPECT_EQ(test, atomic_read(&nmi_obj_ok), RT_ATOMIC ? 0 : 32);
@@ -437,10 +467,10 @@ static void objects_from_nmi(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, cache_drained(nmi_cache));
 	nmi_self();
 	KUNIT_EXPECT_EQ(test, atomic_read(&nmi_obj_ok), RT_ATOMIC ? 0 : 33);
-	unregister_nmi_handler(NMI_LOCAL, "slabx_nolock_obj");
+	nmi_unregister(test, nolock_obj_nmi_name);
 	KUNIT_EXPECT_EQ(test, slabx_cache_stat(nmi_cache, SLABX_ALLOC),
 			slabx_cache_stat(nmi_cache, SLABX_FREE));
-	KUNIT_EXPECT_EQ(test, slabx_cache_destroy(nmi_cache), 0);
+	KUNIT_EXPECT_EQ(test, cache_destroy(test, nmi_cache), 0);
 }
 
 #else
@@ -578,15 +608,18 @@ static int nl_start_nmis(struct kunit *test, struct nl_stress *st)
 	if (num_online_cpus() < 2)
 		return 0;
 	KUNIT_ASSERT_EQ(test, register_nmi_handler(NMI_LOCAL, nl_stress_nmi, 0,
-						   "slabx_nl_stress"), 0);
-	t = kthread_run(nl_sender_fn, st, "nl_nmi");
+						   nl_stress_nmi_name), 0);
+	KUNIT_ASSERT_EQ(test, nmi_unregister_at_end(test, nl_stress_nmi_name),
+			0);
+	t = kthread_create(nl_sender_fn, st, "nl_nmi");
 	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+	KUNIT_ASSERT_EQ(test, start_kthread(test, t, NULL, NULL), 0);
 	return 1;
 }
 
-static void nl_stop_nmis(void)
+static void nl_stop_nmis(struct kunit *test)
 {
-	unregister_nmi_handler(NMI_LOCAL, "slabx_nl_stress");
+	nmi_unregister(test, nl_stress_nmi_name);
 	atomic_set(&nmi_expected, 0);
 }
 
@@ -597,7 +630,7 @@ static int nl_start_nmis(struct kunit *test, struct nl_stress *st)
 	return 0;
 }
 
-static void nl_stop_nmis(void)
+static void nl_stop_nmis(struct kunit *test)
 {
 }
 
@@ -612,41 +645,46 @@ static void nl_stop_nmis(void)
 static void stress_all_contexts(struct kunit *test)
 {
 	struct slabx_cache_args args = { .ctor = tagged_ctor };
+	struct task_struct *t = NULL;
 	struct nl_worker *w;
 	struct slabx_info info;
 	struct nl_stress *st;
-	int cpu, n = 0, senders;
+	int cpu, n = 0, senders, err = 0;
 
 	st = kunit_kzalloc(test, sizeof(*st), GFP_KERNEL);
 	w = kunit_kcalloc(test, nr_cpu_ids, sizeof(*w), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, st);
 	KUNIT_ASSERT_NOT_NULL(test, w);
-	st->s = slabx_cache_create("kunit-nolock-stress", sizeof(struct tagged),
-				   &args);
+	st->s = cache_create(test, "kunit-nolock-stress", sizeof(struct tagged),
+			     &args);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, st->s);
 	init_completion(&st->done);
 	st->end = jiffies + msecs_to_jiffies(STRESS_MS);
 	WRITE_ONCE(nl_stress, st);
 
+	/* No assertion with the CPU hotplug lock held: checked after it. */
 	cpus_read_lock();
 	atomic_set(&st->running, num_online_cpus() + 1);
 	for_each_online_cpu(cpu) {
-		struct task_struct *t;
-
 		w[n].st = st;
 		w[n].id = n;
 		t = kthread_create_on_cpu(nl_worker_fn, &w[n], cpu, "nl_stress/%u");
-		KUNIT_ASSERT_FALSE(test, IS_ERR(t));
-		wake_up_process(t);
+		if (IS_ERR(t))
+			break;
+		err = start_kthread(test, t, NULL, NULL);
+		if (err)
+			break;
 		n++;
 	}
 	cpus_read_unlock();
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+	KUNIT_ASSERT_EQ(test, err, 0);
 	senders = nl_start_nmis(test, st);
 	if (!senders && atomic_dec_and_test(&st->running))
 		complete(&st->done);
 	wait_for_completion(&st->done);
 	if (senders)
-		nl_stop_nmis();
+		nl_stop_nmis(test);
 	WRITE_ONCE(nl_stress, NULL);
 
 	kunit_info(test, "%d CPUs, %d hard-IRQ and %d NMI rounds\n", n,
@@ -659,7 +697,7 @@ static void stress_all_contexts(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, info.objects_inuse, 0UL);
 	KUNIT_EXPECT_EQ(test, slabx_cache_stat(st->s, SLABX_ALLOC),
 			slabx_cache_stat(st->s, SLABX_FREE));
-	KUNIT_EXPECT_EQ(test, slabx_cache_destroy(st->s), 0);
+	KUNIT_EXPECT_EQ(test, cache_destroy(test, st->s), 0);
 	KUNIT_EXPECT_TRUE(test, drained());
 	msleep(100);
 	KUNIT_EXPECT_GT(test, slabx_nolock_pages_stat("reserve"), 0L);
@@ -684,5 +722,6 @@ static struct kunit_suite slabx_nolock_suite = {
 
 kunit_test_suite(slabx_nolock_suite);
 
+MODULE_IMPORT_NS(SLABX_TEST);
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("KUnit tests of slabx's any-context page path");

@@ -20,6 +20,7 @@
 
 #include "../slabx.h"
 #include "slabx_kunit.h"
+#include "slabx_test_hooks.h"
 
 #define PATTERN		0xa5
 
@@ -163,7 +164,7 @@ static void reader_keeps_objects(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, found, 8);
 	free_n(s, tmp, 128);
 	KUNIT_EXPECT_EQ(test, objects_held(s), 0UL);
-	KUNIT_EXPECT_EQ(test, slabx_cache_destroy(s), 0);
+	KUNIT_EXPECT_EQ(test, cache_destroy(test, s), 0);
 }
 
 /*
@@ -204,7 +205,7 @@ static void full_sheaf_to_barn_for_other_cpu(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, memcmp(o, p, sizeof(o)), 0);
 	free_n(s, p, 8);
 	KUNIT_EXPECT_EQ(test, objects_held(s), 0UL);
-	KUNIT_EXPECT_EQ(test, slabx_cache_destroy(s), 0);
+	KUNIT_EXPECT_EQ(test, cache_destroy(test, s), 0);
 }
 
 /* Beyond the barn's limit of full sheaves, and for partial ones: flushed. */
@@ -226,7 +227,7 @@ static void rcu_sheaves_flushed_when_barn_full(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, delta(s, &sn, SLABX_FREE_RCU_DONE), 46UL);
 	KUNIT_EXPECT_EQ(test, delta(s, &sn, SLABX_FREE), 46UL);
 	KUNIT_EXPECT_EQ(test, objects_held(s), 0UL);
-	KUNIT_EXPECT_EQ(test, slabx_cache_destroy(s), 0);
+	KUNIT_EXPECT_EQ(test, cache_destroy(test, s), 0);
 }
 
 /* Create, allocate, free_rcu, destroy at once: no error, no leak. */
@@ -382,7 +383,7 @@ static void free_rcu_from_hardirq(struct kunit *test)
 			2UL * HARDIRQ_OBJS);
 	KUNIT_EXPECT_EQ(test, rcu_waiting(f->s), 0UL);
 	KUNIT_EXPECT_EQ(test, objects_held(f->s), 0UL);
-	KUNIT_EXPECT_EQ(test, slabx_cache_destroy(f->s), 0);
+	KUNIT_EXPECT_EQ(test, cache_destroy(test, f->s), 0);
 }
 
 /*
@@ -401,20 +402,20 @@ static void fallback_in_slab(struct kunit *test, unsigned int flags)
 
 	KUNIT_ASSERT_NOT_NULL(test, o);
 	KUNIT_ASSERT_NOT_NULL(test, tmp);
-	s = slabx_cache_create("kunit-rcu-fallback", 200, &args);
+	s = cache_create(test, "kunit-rcu-fallback", 200, &args);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, s);
 	pin(test, 0);
 	alloc_n(test, s, o, 100);
 	fill(s, o, 100);
 	snap_take(s, &sn);
 
-	slabx_fault_inject_rcu_sheaf(-1);
+	fault_inject(test, slabx_fault_inject_rcu_sheaf, -1);
 	rcu_read_lock();
 	free_rcu_n(s, o, 100);
 	bad = churn_in_reader(s, o, 100, tmp, 100, &got);
 	done = delta(s, &sn, SLABX_FREE_RCU_DONE);
 	rcu_read_unlock();
-	slabx_fault_inject_rcu_sheaf(0);
+	fault_inject_end(test, slabx_fault_inject_rcu_sheaf);
 	KUNIT_EXPECT_EQ(test, bad, 0);
 	KUNIT_EXPECT_EQ(test, done, 0UL);
 	KUNIT_EXPECT_EQ(test, got, 100);
@@ -428,7 +429,7 @@ static void fallback_in_slab(struct kunit *test, unsigned int flags)
 	KUNIT_EXPECT_EQ(test, objects_held(s), (unsigned long)got);
 	free_n(s, tmp, got);
 	KUNIT_EXPECT_EQ(test, objects_held(s), 0UL);
-	KUNIT_EXPECT_EQ(test, slabx_cache_destroy(s), 0);
+	KUNIT_EXPECT_EQ(test, cache_destroy(test, s), 0);
 }
 
 static void fallback_without_sheaf(struct kunit *test)
@@ -460,13 +461,13 @@ static void cpu_dead_submits_rcu_sheaf(struct kunit *test)
 	pin(test, 0);
 	KUNIT_EXPECT_EQ(test, delta(s, &sn, SLABX_RCU_SHEAF_SUBMITTED), 0UL);
 
-	KUNIT_ASSERT_EQ(test, remove_cpu(victim), 0);
+	KUNIT_ASSERT_EQ(test, take_cpu_offline(test, victim), 0);
 	KUNIT_EXPECT_EQ(test, delta(s, &sn, SLABX_RCU_SHEAF_SUBMITTED), 1UL);
-	KUNIT_ASSERT_EQ(test, add_cpu(victim), 0);
+	KUNIT_ASSERT_EQ(test, bring_cpu_online(test, victim), 0);
 	slabx_rcu_barrier(s);
 	KUNIT_EXPECT_EQ(test, delta(s, &sn, SLABX_FREE_RCU_DONE), 5UL);
 	KUNIT_EXPECT_EQ(test, objects_held(s), 0UL);
-	KUNIT_EXPECT_EQ(test, slabx_cache_destroy(s), 0);
+	KUNIT_EXPECT_EQ(test, cache_destroy(test, s), 0);
 }
 
 /*
@@ -487,13 +488,13 @@ static void barrier_is_per_cache(struct kunit *test)
 	snap_take(b, &sn);
 	free_rcu_n(b, o, 3);
 	free_rcu_n(a, p, 3);
-	KUNIT_EXPECT_EQ(test, slabx_cache_destroy(a), 0);
+	KUNIT_EXPECT_EQ(test, cache_destroy(test, a), 0);
 	KUNIT_EXPECT_EQ(test, delta(b, &sn, SLABX_RCU_SHEAF_SUBMITTED), 0UL);
 	KUNIT_EXPECT_EQ(test, rcu_waiting(b), 3UL);
 	slabx_rcu_barrier(b);
 	KUNIT_EXPECT_EQ(test, delta(b, &sn, SLABX_RCU_SHEAF_SUBMITTED), 1UL);
 	KUNIT_EXPECT_EQ(test, rcu_waiting(b), 0UL);
-	KUNIT_EXPECT_EQ(test, slabx_cache_destroy(b), 0);
+	KUNIT_EXPECT_EQ(test, cache_destroy(test, b), 0);
 }
 
 struct rcu_load {
@@ -521,6 +522,14 @@ static int rcu_load_fn(void *arg)
 	return 0;
 }
 
+/* At the end of a case that did not stop the load itself. */
+static void rcu_load_stop(void *arg)
+{
+	struct rcu_load *l = arg;
+
+	WRITE_ONCE(l->stop, true);
+}
+
 static void rcu_load_barrier(struct work_struct *work)
 {
 	struct rcu_load *l = container_of(work, struct rcu_load, barrier);
@@ -545,11 +554,16 @@ static void barrier_returns_under_load(struct kunit *test, bool fallback)
 	INIT_WORK(&l->barrier, rcu_load_barrier);
 	init_completion(&l->barrier_done);
 	if (fallback)
-		slabx_fault_inject_rcu_sheaf(-1);
+		fault_inject(test, slabx_fault_inject_rcu_sheaf, -1);
 	atomic_set(&l->running, nr);
-	for (i = 0; i < nr; i++)
-		KUNIT_ASSERT_FALSE(test, IS_ERR(kthread_run(rcu_load_fn, l,
-							    "rcu_load/%d", i)));
+	for (i = 0; i < nr; i++) {
+		struct task_struct *t = kthread_create(rcu_load_fn, l,
+						       "rcu_load/%d", i);
+
+		KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+		KUNIT_ASSERT_EQ(test, start_kthread(test, t, rcu_load_stop, l),
+				0);
+	}
 	msleep(50);
 	queue_work(system_unbound_wq, &l->barrier);
 	returned = wait_for_completion_timeout(&l->barrier_done, 10 * HZ);
@@ -559,13 +573,13 @@ static void barrier_returns_under_load(struct kunit *test, bool fallback)
 	/* Queue the partial sheaves, so that even a stuck barrier ends. */
 	slabx_cache_shrink(l->s);
 	flush_work(&l->barrier);
-	slabx_fault_inject_rcu_sheaf(0);
+	fault_inject_end(test, slabx_fault_inject_rcu_sheaf);
 	KUNIT_EXPECT_TRUE(test, returned);
 	if (fallback)
 		KUNIT_EXPECT_GT(test, slabx_cache_stat(l->s,
 						       SLABX_FREE_RCU_FALLBACK),
 				0UL);
-	KUNIT_EXPECT_EQ(test, slabx_cache_destroy(l->s), 0);
+	KUNIT_EXPECT_EQ(test, cache_destroy(test, l->s), 0);
 }
 
 static void barrier_returns_under_sheaf_load(struct kunit *test)
@@ -601,5 +615,6 @@ static struct kunit_suite slabx_rcu_suite = {
 
 kunit_test_suite(slabx_rcu_suite);
 
+MODULE_IMPORT_NS(SLABX_TEST);
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("KUnit tests of slabx_free_rcu()");

@@ -20,6 +20,7 @@
 
 #include "../slabx.h"
 #include "slabx_kunit.h"
+#include "slabx_test_hooks.h"
 
 /* ---- destroy from a WQ_MEM_RECLAIM work item ------------------------------ */
 
@@ -95,6 +96,23 @@ struct late_free {
 	struct completion done;
 };
 
+/*
+ * What the threads share, not on the case's stack: a case that ends early
+ * leaves its threads running until its end lets them go and waits.
+ */
+struct late_shared {
+	struct completion go;
+	atomic_t started;
+	atomic_t after;
+	atomic_t destroyed;
+};
+
+/* At the end of a case that ended before it let the threads go. */
+static void late_free_go(void *go)
+{
+	complete_all(go);
+}
+
 /* Free every object, in singles and small bulks, as fast as possible. */
 static int late_free_fn(void *arg)
 {
@@ -145,12 +163,10 @@ static int late_free_cpus(int self, int *cpus)
  */
 static void destroy_races_late_frees(struct kunit *test)
 {
+	struct late_shared *sh;
 	struct late_free *lf;
 	struct slabx_info info;
 	struct slabx_cache *s;
-	atomic_t started = ATOMIC_INIT(0), after = ATOMIC_INIT(0);
-	atomic_t destroyed = ATOMIC_INIT(0);
-	DECLARE_COMPLETION_ONSTACK(go);
 	int cpus[LATE_THREADS], nr, i, rc;
 
 	nr = late_free_cpus(0, cpus);
@@ -159,13 +175,16 @@ static void destroy_races_late_frees(struct kunit *test)
 	pin(test, 0);
 	lf = kunit_kcalloc(test, nr, sizeof(*lf), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, lf);
+	sh = kunit_kzalloc(test, sizeof(*sh), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, sh);
+	init_completion(&sh->go);
 	s = cache(test, "kunit-late-free", 64, 0);
 	for (i = 0; i < nr; i++) {
 		struct task_struct *t;
 
-		lf[i] = (struct late_free){ .s = s, .go = &go,
-			.started = &started, .after_destroy = &after,
-			.destroyed = &destroyed };
+		lf[i] = (struct late_free){ .s = s, .go = &sh->go,
+			.started = &sh->started, .after_destroy = &sh->after,
+			.destroyed = &sh->destroyed };
 		init_completion(&lf[i].done);
 		lf[i].objs = kunit_kmalloc_array(test, LATE_OBJS, sizeof(void *),
 						 GFP_KERNEL);
@@ -175,17 +194,18 @@ static void destroy_races_late_frees(struct kunit *test)
 		t = kthread_create_on_cpu(late_free_fn, &lf[i], cpus[i],
 					  "slabx_late/%u");
 		KUNIT_ASSERT_FALSE(test, IS_ERR(t));
-		wake_up_process(t);
+		KUNIT_ASSERT_EQ(test, start_kthread(test, t, late_free_go,
+						    &sh->go), 0);
 	}
-	complete_all(&go);
-	while (atomic_read(&started) < nr)
+	complete_all(&sh->go);
+	while (atomic_read(&sh->started) < nr)
 		cpu_relax();
-	atomic_set(&destroyed, 1);
-	rc = slabx_cache_destroy(s);
+	atomic_set(&sh->destroyed, 1);
+	rc = cache_destroy(test, s);
 	for (i = 0; i < nr; i++)
 		wait_for_completion(&lf[i].done);
 	kunit_info(test, "destroy returned %d; %d of %d objects freed after it began\n",
-		   rc, atomic_read(&after), nr * LATE_OBJS);
+		   rc, atomic_read(&sh->after), nr * LATE_OBJS);
 	if (!rc)
 		return;		/* every free was done before the leak check */
 	KUNIT_EXPECT_EQ(test, rc, -EBUSY);
@@ -232,7 +252,7 @@ static void shrink_with_barn_at_empty_limit(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, info.sheaves_barn_empty, 0UL);
 	free_n(s, p, nr);
 	KUNIT_EXPECT_EQ(test, objects_held(s), 0UL);
-	KUNIT_EXPECT_EQ(test, slabx_cache_destroy(s), 0);
+	KUNIT_EXPECT_EQ(test, cache_destroy(test, s), 0);
 }
 
 /* ---- any-context free of objects in large slabs ---------------------------- */
@@ -265,7 +285,7 @@ static void nolock_free_large_objects(struct kunit *test)
 	void **p;
 
 	pin(test, 0);
-	s = slabx_cache_create("kunit-nolock-large", 8192, &args);
+	s = cache_create(test, "kunit-nolock-large", 8192, &args);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, s);
 	slabx_cache_info(s, &info);
 	KUNIT_ASSERT_GT(test, info.order, 3U);
@@ -284,7 +304,7 @@ static void nolock_free_large_objects(struct kunit *test)
 	/* Orders above the reserve's go through the deferred list. */
 	KUNIT_EXPECT_GE(test, slabx_nolock_pages_stat("deferred"), deferred + 3);
 	KUNIT_EXPECT_TRUE(test, nolock_drained(deferred + 3));
-	KUNIT_EXPECT_EQ(test, slabx_cache_destroy(s), 0);
+	KUNIT_EXPECT_EQ(test, cache_destroy(test, s), 0);
 }
 
 /* ---- cache creation under metadata allocation failure ---------------------- */
@@ -302,13 +322,13 @@ static void create_fails_cleanly(struct kunit *test,
 	int nth;
 
 	for (nth = 1; nth < 256; nth++) {
-		slabx_fault_inject_meta(nth);
-		s = slabx_cache_create("kunit-failmeta", 100, args);
+		fault_inject(test, slabx_fault_inject_meta, nth);
+		s = cache_create(test, "kunit-failmeta", 100, args);
 		if (!IS_ERR(s))
 			break;
 		KUNIT_EXPECT_EQ(test, PTR_ERR(s), -ENOMEM);
 	}
-	slabx_fault_inject_meta(0);
+	fault_inject_end(test, slabx_fault_inject_meta);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, s);
 	kunit_info(test, "%d failure points\n", nth - 1);
 	/* The cache, its name, stats, node array and nodes at least. */
@@ -316,7 +336,7 @@ static void create_fails_cleanly(struct kunit *test,
 	obj = slabx_alloc(s, GFP_KERNEL);
 	KUNIT_EXPECT_NOT_NULL(test, obj);
 	slabx_free(s, obj);
-	KUNIT_EXPECT_EQ(test, slabx_cache_destroy(s), 0);
+	KUNIT_EXPECT_EQ(test, cache_destroy(test, s), 0);
 }
 
 static void create_under_memory_failure(struct kunit *test)
@@ -373,7 +393,7 @@ static void alloc_node_after_foreign_sheaf_return(struct kunit *test)
 	}
 	free_n(s, p, ARRAY_SIZE(p));
 	KUNIT_EXPECT_EQ(test, objects_held(s), 0UL);
-	KUNIT_EXPECT_EQ(test, slabx_cache_destroy(s), 0);
+	KUNIT_EXPECT_EQ(test, cache_destroy(test, s), 0);
 }
 
 static struct kunit_case slabx_reliability_cases[] = {
@@ -393,5 +413,6 @@ static struct kunit_suite slabx_reliability_suite = {
 
 kunit_test_suite(slabx_reliability_suite);
 
+MODULE_IMPORT_NS(SLABX_TEST);
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("KUnit tests of slabx used from outside: races, misuse, memory failure");

@@ -18,6 +18,7 @@
 
 #include "../slabx.h"
 #include "slabx_kunit.h"
+#include "slabx_test_hooks.h"
 
 /* ---- suite slabx_sheaf: the per-CPU paths ---------------------------- */
 
@@ -67,7 +68,7 @@ static void alloc_free_paths(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, delta(s, &sn, SLABX_SHEAF_REFILL), 0UL);
 	free_n(s, o, 2);
 	KUNIT_EXPECT_EQ(test, objects_held(s), 0UL);
-	KUNIT_EXPECT_EQ(test, slabx_cache_destroy(s), 0);
+	KUNIT_EXPECT_EQ(test, cache_destroy(test, s), 0);
 }
 
 /*
@@ -113,7 +114,7 @@ static void barn_put_and_get(struct kunit *test)
 	free_n(s, o, 10);
 	free_n(s, o + 17, 23);
 	KUNIT_EXPECT_EQ(test, objects_held(s), 0UL);
-	KUNIT_EXPECT_EQ(test, slabx_cache_destroy(s), 0);
+	KUNIT_EXPECT_EQ(test, cache_destroy(test, s), 0);
 }
 
 /*
@@ -147,7 +148,7 @@ static void barn_limit_and_shrinker(struct kunit *test)
 	KUNIT_EXPECT_LT(test, after.slabs, before.slabs);
 	KUNIT_EXPECT_GE(test, delta(s, &sn, SLABX_SLAB_DISCARD), 1UL);
 	KUNIT_EXPECT_EQ(test, objects_held(s), 0UL);
-	KUNIT_EXPECT_EQ(test, slabx_cache_destroy(s), 0);
+	KUNIT_EXPECT_EQ(test, cache_destroy(test, s), 0);
 }
 
 /* An allocation for, or a free of an object of, another node skips them. */
@@ -175,7 +176,7 @@ static void remote_node_bypasses_sheaves(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, delta(s, &sn, SLABX_FREE_SLOWPATH), 1UL);
 	KUNIT_EXPECT_EQ(test, delta(s, &sn, SLABX_FREE_FASTPATH), 0UL);
 	KUNIT_EXPECT_EQ(test, objects_held(s), 0UL);
-	KUNIT_EXPECT_EQ(test, slabx_cache_destroy(s), 0);
+	KUNIT_EXPECT_EQ(test, cache_destroy(test, s), 0);
 }
 
 /*
@@ -219,7 +220,7 @@ static void refill_with_nowait_gfp(struct kunit *test)
 	free_n(s, o, 3);
 	slabx_free(s, keep);
 	KUNIT_EXPECT_EQ(test, objects_held(s), 0UL);
-	KUNIT_EXPECT_EQ(test, slabx_cache_destroy(s), 0);
+	KUNIT_EXPECT_EQ(test, cache_destroy(test, s), 0);
 }
 
 /* Bulk allocation and free go through the sheaves first. */
@@ -242,7 +243,7 @@ static void bulk_through_sheaves(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, delta(s, &sn, SLABX_ALLOC), 40UL);
 	slabx_free_bulk(s, 40, o);
 	KUNIT_EXPECT_EQ(test, objects_held(s), 0UL);
-	KUNIT_EXPECT_EQ(test, slabx_cache_destroy(s), 0);
+	KUNIT_EXPECT_EQ(test, cache_destroy(test, s), 0);
 }
 
 /* Objects allocated on one CPU and freed on another come back by barn. */
@@ -273,7 +274,7 @@ static void cross_cpu_through_barn(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, delta(s, &sn, SLABX_SLAB_NEW), 0UL);
 	free_n(s, o, 80);
 	KUNIT_EXPECT_EQ(test, objects_held(s), 0UL);
-	KUNIT_EXPECT_EQ(test, slabx_cache_destroy(s), 0);
+	KUNIT_EXPECT_EQ(test, cache_destroy(test, s), 0);
 }
 
 /* A CPU going offline gives its sheaves' objects back. */
@@ -296,17 +297,17 @@ static void cpu_dead_flushes_sheaves(struct kunit *test)
 	slabx_cache_info(s, &info);
 	KUNIT_EXPECT_GT(test, info.objects_inuse, 0UL);	/* in victim's sheaves */
 
-	KUNIT_ASSERT_EQ(test, remove_cpu(victim), 0);
+	KUNIT_ASSERT_EQ(test, take_cpu_offline(test, victim), 0);
 	/* The shrink reaches online CPUs only: the rest was flushed at death. */
 	KUNIT_EXPECT_EQ(test, objects_held(s), 0UL);
-	KUNIT_ASSERT_EQ(test, add_cpu(victim), 0);
+	KUNIT_ASSERT_EQ(test, bring_cpu_online(test, victim), 0);
 
 	pin(test, victim);
 	alloc_n(test, s, o, 40);
 	free_n(s, o, 40);
 	pin(test, 0);
 	KUNIT_EXPECT_EQ(test, objects_held(s), 0UL);
-	KUNIT_EXPECT_EQ(test, slabx_cache_destroy(s), 0);
+	KUNIT_EXPECT_EQ(test, cache_destroy(test, s), 0);
 }
 
 static struct kunit_case slabx_sheaf_cases[] = {
@@ -371,14 +372,14 @@ static void prefill_critical_section(struct kunit *test)
 	KUNIT_EXPECT_GE(test, slabx_sheaf_size(small), 8U);
 	KUNIT_EXPECT_GE(test, slabx_sheaf_size(big), 50U);
 
-	slabx_fault_inject_pages(-1);
+	fault_inject(test, slabx_fault_inject_pages, -1);
 	/* The knob works: a cache without slabs cannot allocate now. */
 	starved = cache(test, "kunit-starved", 96, 8);
 	KUNIT_EXPECT_NULL(test, slabx_alloc(starved, GFP_KERNEL));
 	KUNIT_EXPECT_EQ(test, take_in_critical_section(s, small, o, 8), 0);
 	KUNIT_EXPECT_EQ(test, take_in_critical_section(s, big, o + 8, 50), 0);
-	slabx_fault_inject_pages(0);
-	KUNIT_EXPECT_EQ(test, slabx_cache_destroy(starved), 0);
+	fault_inject_end(test, slabx_fault_inject_pages);
+	KUNIT_EXPECT_EQ(test, cache_destroy(test, starved), 0);
 
 	sort(o, 58, sizeof(*o), cmp_ptr, NULL);
 	for (i = 1; i < 58; i++)
@@ -387,7 +388,7 @@ static void prefill_critical_section(struct kunit *test)
 	slabx_return_sheaf(s, GFP_KERNEL, big);
 	free_n(s, o, 58);
 	KUNIT_EXPECT_EQ(test, objects_held(s), 0UL);
-	KUNIT_EXPECT_EQ(test, slabx_cache_destroy(s), 0);
+	KUNIT_EXPECT_EQ(test, cache_destroy(test, s), 0);
 }
 
 /* A returned sheaf becomes the spare, and the next prefill takes it. */
@@ -428,7 +429,7 @@ static void prefill_fast_and_return(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, delta(s, &sn, SLABX_SHEAF_RETURN_SLOW), 1UL);
 	free_n(s, o, 2);
 	KUNIT_EXPECT_EQ(test, objects_held(s), 0UL);
-	KUNIT_EXPECT_EQ(test, slabx_cache_destroy(s), 0);
+	KUNIT_EXPECT_EQ(test, cache_destroy(test, s), 0);
 }
 
 /*
@@ -447,7 +448,7 @@ static void refill_failure_keeps_sheaf(struct kunit *test)
 	KUNIT_ASSERT_GT(test, info.objects_total, info.objects_inuse);
 
 	before = sheaf;
-	slabx_fault_inject_pages(-1);
+	fault_inject(test, slabx_fault_inject_pages, -1);
 	KUNIT_EXPECT_EQ(test, slabx_refill_sheaf(s, GFP_KERNEL, &sheaf, 20),
 			-ENOMEM);
 	KUNIT_EXPECT_PTR_EQ(test, sheaf, before);
@@ -456,7 +457,7 @@ static void refill_failure_keeps_sheaf(struct kunit *test)
 			-ENOMEM);
 	KUNIT_EXPECT_PTR_EQ(test, sheaf, before);
 	KUNIT_EXPECT_EQ(test, slabx_sheaf_size(sheaf), 1U);
-	slabx_fault_inject_pages(0);
+	fault_inject_end(test, slabx_fault_inject_pages);
 	KUNIT_EXPECT_EQ(test, objects_held(s), 1UL);
 
 	KUNIT_EXPECT_EQ(test, slabx_refill_sheaf(s, GFP_KERNEL, &sheaf, 20), 0);
@@ -466,7 +467,7 @@ static void refill_failure_keeps_sheaf(struct kunit *test)
 	KUNIT_EXPECT_GE(test, slabx_sheaf_size(sheaf), 100U);
 	slabx_return_sheaf(s, GFP_KERNEL, sheaf);
 	KUNIT_EXPECT_EQ(test, objects_held(s), 0UL);
-	KUNIT_EXPECT_EQ(test, slabx_cache_destroy(s), 0);
+	KUNIT_EXPECT_EQ(test, cache_destroy(test, s), 0);
 }
 
 static void prefill_bad_counts(struct kunit *test)
@@ -486,7 +487,7 @@ static void prefill_bad_counts(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, slabx_refill_sheaf(s, GFP_KERNEL, &sheaf,
 						 UINT_MAX), -EINVAL);
 	slabx_return_sheaf(s, GFP_KERNEL, sheaf);
-	KUNIT_EXPECT_EQ(test, slabx_cache_destroy(s), 0);
+	KUNIT_EXPECT_EQ(test, cache_destroy(test, s), 0);
 }
 
 static struct kunit_case slabx_prefill_cases[] = {
@@ -504,5 +505,6 @@ static struct kunit_suite slabx_prefill_suite = {
 
 kunit_test_suites(&slabx_sheaf_suite, &slabx_prefill_suite);
 
+MODULE_IMPORT_NS(SLABX_TEST);
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("KUnit tests for slabx sheaves, barns and prefilled sheaves");

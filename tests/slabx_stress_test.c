@@ -23,6 +23,7 @@
 #include <linux/slab.h>
 
 #include "../slabx.h"
+#include "slabx_kunit.h"
 
 #define STRESS_OBJ_SIZE		96
 #define STRESS_HELD		256
@@ -313,12 +314,20 @@ static int cycle_cpu_until_done(struct kunit *test, struct stress *st, int cpu)
 	int cycles = 0;
 
 	do {
-		KUNIT_EXPECT_EQ(test, remove_cpu(cpu), 0);
+		KUNIT_EXPECT_EQ(test, take_cpu_offline(test, cpu), 0);
 		msleep(20);
-		KUNIT_EXPECT_EQ(test, add_cpu(cpu), 0);
+		KUNIT_EXPECT_EQ(test, bring_cpu_online(test, cpu), 0);
 		cycles++;
 	} while (!wait_for_completion_timeout(&st->done, msecs_to_jiffies(20)));
 	return cycles;
+}
+
+/* At the end of a case that did not stop the churn itself. */
+static void churn_stop_action(void *arg)
+{
+	struct stress *st = arg;
+
+	WRITE_ONCE(st->stop_churn, true);
 }
 
 /* With @all_paths, a kthread shrinks and waits for RCU frees meanwhile. */
@@ -329,8 +338,9 @@ static void churn_start(struct kunit *test, struct stress *st)
 	init_completion(&st->churn_done);
 	if (!st->all_paths)
 		return;
-	t = kthread_run(churn_fn, st, "slabx_churn");
+	t = kthread_create(churn_fn, st, "slabx_churn");
 	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+	KUNIT_ASSERT_EQ(test, start_kthread(test, t, churn_stop_action, st), 0);
 }
 
 static void churn_stop(struct kunit *test, struct stress *st)
@@ -345,6 +355,19 @@ static void churn_stop(struct kunit *test, struct stress *st)
 }
 
 /*
+ * The objects left in the mailboxes: freed by the case, or when it ends
+ * early, after the workers (registered before them, the action runs after).
+ */
+static void free_mailboxes(void *arg)
+{
+	struct stress *st = arg;
+	int i;
+
+	for (i = 0; i < STRESS_MAILBOXES; i++)
+		slabx_free(st->cache, st->mailbox[i]);
+}
+
+/*
  * Start one worker per online CPU (at most @max_workers), bound to it, or
  * free to move when CPUs are to come and go; with @hotplug, take the last
  * CPU offline and back online again and again while they run. With
@@ -355,7 +378,8 @@ static void churn_stop(struct kunit *test, struct stress *st)
 static void run_stress(struct kunit *test, bool hotplug, bool free_rcu,
 		       bool all_paths, int max_workers)
 {
-	int cpu, nr = 0, i, victim = -1, cycles;
+	int cpu, nr = 0, victim = -1, cycles, err = 0;
+	struct task_struct *t = NULL;
 	struct worker *workers;
 	struct slabx_info info;
 	struct stress *st;
@@ -365,18 +389,20 @@ static void run_stress(struct kunit *test, bool hotplug, bool free_rcu,
 				GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, st);
 	KUNIT_ASSERT_NOT_NULL(test, workers);
-	st->cache = slabx_cache_create("kunit-stress", STRESS_OBJ_SIZE, NULL);
+	st->cache = cache_create(test, "kunit-stress", STRESS_OBJ_SIZE, NULL);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, st->cache);
+	err = kunit_add_action_or_reset(test, free_mailboxes, st);
+	KUNIT_ASSERT_EQ(test, err, 0);
 	st->free_rcu = free_rcu;
 	st->all_paths = all_paths;
 	init_completion(&st->done);
 	churn_start(test, st);
 
+	/* No assertion with the CPU hotplug lock held: checked after it. */
 	cpus_read_lock();
 	atomic_set(&st->running, min_t(int, num_online_cpus(), max_workers));
 	for_each_online_cpu(cpu) {
 		struct worker *w = &workers[nr];
-		struct task_struct *t;
 
 		if (nr == max_workers) {
 			victim = cpu;
@@ -390,12 +416,17 @@ static void run_stress(struct kunit *test, bool hotplug, bool free_rcu,
 		else
 			t = kthread_create_on_cpu(worker_fn, w, cpu,
 						  "slabx_stress/%u");
-		KUNIT_ASSERT_FALSE(test, IS_ERR(t));
-		wake_up_process(t);
+		if (IS_ERR(t))
+			break;
+		err = start_kthread(test, t, NULL, NULL);
+		if (err)
+			break;
 		victim = cpu;
 		nr++;
 	}
 	cpus_read_unlock();
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+	KUNIT_ASSERT_EQ(test, err, 0);
 	kunit_info(test, "%d workers, %d ops each\n", nr, STRESS_OPS);
 
 	if (hotplug) {
@@ -407,8 +438,7 @@ static void run_stress(struct kunit *test, bool hotplug, bool free_rcu,
 	}
 	churn_stop(test, st);
 
-	for (i = 0; i < STRESS_MAILBOXES; i++)
-		slabx_free(st->cache, st->mailbox[i]);
+	kunit_release_action(test, free_mailboxes, st);
 	KUNIT_EXPECT_EQ(test, atomic_read(&st->errors), 0);
 	slabx_rcu_barrier(st->cache);
 	slabx_cache_shrink(st->cache);
@@ -422,7 +452,7 @@ static void run_stress(struct kunit *test, bool hotplug, bool free_rcu,
 			slabx_cache_stat(st->cache, SLABX_FREE));
 	KUNIT_EXPECT_EQ(test, slabx_cache_stat(st->cache, SLABX_FREE_INVALID),
 			0UL);
-	KUNIT_EXPECT_EQ(test, slabx_cache_destroy(st->cache), 0);
+	KUNIT_EXPECT_EQ(test, cache_destroy(test, st->cache), 0);
 }
 
 static void multi_cpu_stress(struct kunit *test)

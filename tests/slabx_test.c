@@ -37,17 +37,17 @@ static void create_destroy(struct kunit *test)
 	struct slabx_cache *s;
 	struct slabx_info info;
 
-	s = slabx_cache_create("kunit-create", 64, NULL);
+	s = cache_create(test, "kunit-create", 64, NULL);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, s);
 	slabx_cache_info(s, &info);
 	KUNIT_EXPECT_EQ(test, info.object_size, 64U);
 	KUNIT_EXPECT_EQ(test, info.slabs, 0UL);
-	KUNIT_EXPECT_EQ(test, slabx_cache_destroy(s), 0);
+	KUNIT_EXPECT_EQ(test, cache_destroy(test, s), 0);
 
 	/* The name is free again once the cache is gone. */
-	s = slabx_cache_create("kunit-create", 64, NULL);
+	s = cache_create(test, "kunit-create", 64, NULL);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, s);
-	KUNIT_EXPECT_EQ(test, slabx_cache_destroy(s), 0);
+	KUNIT_EXPECT_EQ(test, cache_destroy(test, s), 0);
 	KUNIT_EXPECT_EQ(test, slabx_cache_destroy(NULL), 0);
 }
 
@@ -88,7 +88,7 @@ static void create_rejects_bad_argument(struct kunit *test)
 	const struct bad_create *b = test->param_value;
 	struct slabx_cache *s;
 
-	s = slabx_cache_create(b->name, b->size, &b->args);
+	s = cache_create(test, b->name, b->size, &b->args);
 	KUNIT_ASSERT_TRUE(test, IS_ERR(s));
 	KUNIT_EXPECT_EQ(test, PTR_ERR(s), b->err);
 }
@@ -97,12 +97,12 @@ static void create_rejects_duplicate_name(struct kunit *test)
 {
 	struct slabx_cache *s, *dup;
 
-	s = slabx_cache_create("kunit-dup", 32, NULL);
+	s = cache_create(test, "kunit-dup", 32, NULL);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, s);
-	dup = slabx_cache_create("kunit-dup", 128, NULL);
+	dup = cache_create(test, "kunit-dup", 128, NULL);
 	KUNIT_EXPECT_TRUE(test, IS_ERR(dup));
 	KUNIT_EXPECT_EQ(test, PTR_ERR(dup), -EEXIST);
-	KUNIT_EXPECT_EQ(test, slabx_cache_destroy(s), 0);
+	KUNIT_EXPECT_EQ(test, cache_destroy(test, s), 0);
 }
 
 #define MANY_CACHES	64
@@ -124,7 +124,7 @@ static void many_caches(struct kunit *test)
 		char name[32];
 
 		snprintf(name, sizeof(name), "kunit-many-%d", i);
-		caches[i] = slabx_cache_create(name, 16 + 40 * i, NULL);
+		caches[i] = cache_create(test, name, 16 + 40 * i, NULL);
 		KUNIT_ASSERT_NOT_ERR_OR_NULL(test, caches[i]);
 	}
 	for (i = 0; i < MANY_CACHES; i++)
@@ -143,7 +143,7 @@ static void many_caches(struct kunit *test)
 			slabx_free(caches[i], obj);
 		}
 	for (i = 0; i < MANY_CACHES; i++)
-		KUNIT_EXPECT_EQ(test, slabx_cache_destroy(caches[i]), 0);
+		KUNIT_EXPECT_EQ(test, cache_destroy(test, caches[i]), 0);
 }
 
 /*
@@ -156,23 +156,23 @@ static void destroy_reports_leak(struct kunit *test)
 	void *objs[3];
 	int i;
 
-	s = slabx_cache_create("kunit-leak", 200, NULL);
+	s = cache_create(test, "kunit-leak", 200, NULL);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, s);
 	for (i = 0; i < ARRAY_SIZE(objs); i++) {
 		objs[i] = slabx_alloc(s, GFP_KERNEL);
 		KUNIT_ASSERT_NOT_NULL(test, objs[i]);
 	}
 	slabx_free(s, objs[1]);
-	KUNIT_EXPECT_EQ(test, slabx_cache_destroy(s), -EBUSY);
+	KUNIT_EXPECT_EQ(test, cache_destroy(test, s), -EBUSY);
 
 	fill_object(objs[0], 200);
 	fill_object(objs[2], 200);
 	KUNIT_EXPECT_TRUE(test, object_intact(objs[0], 200));
 	KUNIT_EXPECT_TRUE(test, object_intact(objs[2], 200));
 	/* The name is usable again even though the old cache lingers. */
-	s2 = slabx_cache_create("kunit-leak", 200, NULL);
+	s2 = cache_create(test, "kunit-leak", 200, NULL);
 	KUNIT_EXPECT_FALSE(test, IS_ERR(s2));
-	KUNIT_EXPECT_EQ(test, slabx_cache_destroy(s2), 0);
+	KUNIT_EXPECT_EQ(test, cache_destroy(test, s2), 0);
 	/* Late frees of leaked objects are allowed and end the leak. */
 	slabx_free(s, objs[0]);
 	slabx_free(s, objs[2]);
@@ -221,7 +221,7 @@ static void check_geometry(struct kunit *test, unsigned int size,
 	unsigned int i, nr;
 	void **objs;
 
-	s = slabx_cache_create("kunit-geometry", size, &args);
+	s = cache_create(test, "kunit-geometry", size, &args);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, s);
 	slabx_cache_info(s, &info);
 	KUNIT_EXPECT_GE(test, info.objs_per_slab, 1U);
@@ -245,7 +245,7 @@ static void check_geometry(struct kunit *test, unsigned int size,
 		slabx_free(s, objs[i]);
 	}
 	KUNIT_EXPECT_EQ(test, objects_held(s), 0UL);
-	KUNIT_EXPECT_EQ(test, slabx_cache_destroy(s), 0);
+	KUNIT_EXPECT_EQ(test, cache_destroy(test, s), 0);
 	kunit_kfree(test, objs);
 }
 
@@ -280,7 +280,7 @@ static void constructor_once_per_object(struct kunit *test)
 	objs = kunit_kcalloc(test, nr, sizeof(*objs), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, objs);
 	atomic_set(&ctor_calls, 0);
-	s = slabx_cache_create("kunit-ctor", CTOR_SIZE, &args);
+	s = cache_create(test, "kunit-ctor", CTOR_SIZE, &args);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, s);
 	for (round = 0; round < 3; round++) {
 		for (i = 0; i < nr; i++) {
@@ -298,7 +298,7 @@ static void constructor_once_per_object(struct kunit *test)
 		for (i = nr - 1; i >= 0; i--)
 			slabx_free(s, objs[i]);
 	}
-	KUNIT_EXPECT_EQ(test, slabx_cache_destroy(s), 0);
+	KUNIT_EXPECT_EQ(test, cache_destroy(test, s), 0);
 }
 
 static void gfp_zero(struct kunit *test)
@@ -307,7 +307,7 @@ static void gfp_zero(struct kunit *test)
 	void *objs[64];
 	int i;
 
-	s = slabx_cache_create("kunit-zero", 136, NULL);
+	s = cache_create(test, "kunit-zero", 136, NULL);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, s);
 	for (i = 0; i < ARRAY_SIZE(objs); i++) {
 		objs[i] = slabx_alloc(s, GFP_KERNEL);
@@ -323,7 +323,7 @@ static void gfp_zero(struct kunit *test)
 	}
 	for (i = 0; i < ARRAY_SIZE(objs); i++)
 		slabx_free(s, objs[i]);
-	KUNIT_EXPECT_EQ(test, slabx_cache_destroy(s), 0);
+	KUNIT_EXPECT_EQ(test, cache_destroy(test, s), 0);
 }
 
 #define BULK_NR	1000
@@ -339,7 +339,7 @@ static void bulk_alloc_free(struct kunit *test)
 	sorted = kunit_kcalloc(test, BULK_NR, sizeof(*objs), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, objs);
 	KUNIT_ASSERT_NOT_NULL(test, sorted);
-	s = slabx_cache_create("kunit-bulk", 72, NULL);
+	s = cache_create(test, "kunit-bulk", 72, NULL);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, s);
 
 	KUNIT_EXPECT_EQ(test, slabx_alloc_bulk(s, GFP_KERNEL, 0, objs), 0);
@@ -366,7 +366,7 @@ static void bulk_alloc_free(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, objects_held(s), 0UL);
 	KUNIT_EXPECT_EQ(test, slabx_cache_stat(s, SLABX_FREE),
 			(unsigned long)BULK_NR);
-	KUNIT_EXPECT_EQ(test, slabx_cache_destroy(s), 0);
+	KUNIT_EXPECT_EQ(test, cache_destroy(test, s), 0);
 }
 
 /* Objects asked for on a node come from that node's memory. */
@@ -378,7 +378,7 @@ static void node_placement(struct kunit *test)
 
 	if (num_node_state(N_MEMORY) < 2)
 		kunit_skip(test, "needs two nodes with memory");
-	s = slabx_cache_create("kunit-node", 256, NULL);
+	s = cache_create(test, "kunit-node", 256, NULL);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, s);
 	for_each_node_state(nid, N_MEMORY) {
 		for (i = 0; i < ARRAY_SIZE(objs); i++) {
@@ -392,19 +392,19 @@ static void node_placement(struct kunit *test)
 		nodes++;
 	}
 	KUNIT_EXPECT_GE(test, nodes, 2);
-	KUNIT_EXPECT_EQ(test, slabx_cache_destroy(s), 0);
+	KUNIT_EXPECT_EQ(test, cache_destroy(test, s), 0);
 }
 
 static void invalid_node_rejected(struct kunit *test)
 {
 	struct slabx_cache *s;
 
-	s = slabx_cache_create("kunit-badnode", 64, NULL);
+	s = cache_create(test, "kunit-badnode", 64, NULL);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, s);
 	KUNIT_EXPECT_NULL(test, slabx_alloc_node(s, GFP_KERNEL, MAX_NUMNODES));
 	KUNIT_EXPECT_NULL(test, slabx_alloc_node(s, GFP_KERNEL, -5));
 	KUNIT_EXPECT_EQ(test, slabx_cache_stat(s, SLABX_ALLOC_FAIL), 2UL);
-	KUNIT_EXPECT_EQ(test, slabx_cache_destroy(s), 0);
+	KUNIT_EXPECT_EQ(test, cache_destroy(test, s), 0);
 }
 
 /* Fully free slabs beyond the keep limit go back to the page allocator. */
@@ -416,7 +416,7 @@ static void empty_slabs_returned(struct kunit *test)
 	void **objs;
 	unsigned int i, nr;
 
-	s = slabx_cache_create("kunit-empty", 512, &args);
+	s = cache_create(test, "kunit-empty", 512, &args);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, s);
 	slabx_cache_info(s, &info);
 	nr = 10 * info.objs_per_slab;
@@ -431,7 +431,7 @@ static void empty_slabs_returned(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, info.objects_inuse, 0UL);
 	KUNIT_EXPECT_LE(test, info.slabs, 2UL);
 	KUNIT_EXPECT_GE(test, slabx_cache_stat(s, SLABX_SLAB_DISCARD), 8UL);
-	KUNIT_EXPECT_EQ(test, slabx_cache_destroy(s), 0);
+	KUNIT_EXPECT_EQ(test, cache_destroy(test, s), 0);
 }
 
 static struct kunit_case slabx_alloc_cases[] = {
