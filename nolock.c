@@ -253,7 +253,7 @@ void slabx_nolock_test_block_cache(struct slabx_cache *s)
 	raw_spin_lock(&s->node[numa_mem_id()]->lock);
 	slabx_nolock_test_block();
 }
-EXPORT_SYMBOL_GPL(slabx_nolock_test_block_cache);
+EXPORT_SYMBOL_NS_GPL(slabx_nolock_test_block_cache, SLABX_TEST);
 
 /**
  * slabx_nolock_test_unblock_cache() - undo slabx_nolock_test_block_cache()
@@ -266,4 +266,4 @@ void slabx_nolock_test_unblock_cache(struct slabx_cache *s)
 	raw_spin_unlock(&s->node[numa_mem_id()]->lock);
 	pcs_unlock(this_cpu_ptr(s->cpu_sheaves));
 }
-EXPORT_SYMBOL_GPL(slabx_nolock_test_unblock_cache);
+EXPORT_SYMBOL_NS_GPL(slabx_nolock_test_unblock_cache, SLABX_TEST);

@@ -62,7 +62,7 @@ void slabx_fault_inject_rcu_sheaf(int nr)
 {
 	atomic_set(&rcu_sheaf_fail, nr);
 }
-EXPORT_SYMBOL_GPL(slabx_fault_inject_rcu_sheaf);
+EXPORT_SYMBOL_NS_GPL(slabx_fault_inject_rcu_sheaf, SLABX_TEST);
 
 /**
  * slabx_fault_injected_rcu_sheaf() - the fault injection setting

@@ -75,7 +75,7 @@ void slabx_fault_inject_meta(int nth)
 {
 	atomic_set(&slabx_meta_fail_nth, max(nth, 0));
 }
-EXPORT_SYMBOL_GPL(slabx_fault_inject_meta);
+EXPORT_SYMBOL_NS_GPL(slabx_fault_inject_meta, SLABX_TEST);
 
 /**
  * slabx_meta_fail() - whether the metadata allocation about to be made fails
@@ -687,13 +687,15 @@ static bool cache_kill(struct slabx_cache *s)
  *
  * Leaked objects may be given to slabx_free() or slabx_free_bulk()
  * concurrently with the destroy (from any CPU) and after it, until the
- * slabx module is unloaded; nothing else may be called on @s once destroy
- * has started, nor concurrently with it: an allocation, slabx_free_rcu(),
- * a nolock call or a second destroy is refused with a warning. Needs no
- * work from the system workqueues, so it may run in a work item of a
- * %WQ_MEM_RECLAIM workqueue.
+ * slabx module is unloaded, and sheaves prefilled before may be used and
+ * returned (slabx_return_sheaf()); nothing else may be called on @s once
+ * destroy has started, nor concurrently with it (see slabx.h: a second
+ * destroy, allocations, slabx_free_rcu() and nolock calls are refused with
+ * a warning). Needs no work from the system workqueues, so it may run in a
+ * work item of a %WQ_MEM_RECLAIM workqueue.
  *
- * Context: process context, may sleep.
+ * Context: process context, may sleep; not under cpus_read_lock() (nor in
+ * a CPU hotplug callback).
  * Return: 0, -EBUSY when objects were leaked, -EINVAL (with a warning) when
  * @s is not a live cache.
  */
@@ -809,7 +811,7 @@ unsigned long slabx_shrink_all(void)
 
 	return slabx_shrink_scan(slabx_shrinker, &sc);
 }
-EXPORT_SYMBOL_GPL(slabx_shrink_all);
+EXPORT_SYMBOL_NS_GPL(slabx_shrink_all, SLABX_TEST);
 
 static int __init slabx_shrinker_init(void)
 {
@@ -866,9 +868,9 @@ static void __exit slabx_exit(void)
 	shrinker_free(slabx_shrinker);
 	cpuhp_remove_state_nocalls(slabx_cpuhp_state);
 	/*
-	 * slabx_free_rcu() of leaked objects of zombies: wait for their
-	 * batches (whose callback may queue itself again), then for the
-	 * callbacks to return.
+	 * slabx_free_rcu() calls that raced with the start of a zombie's
+	 * destroy: wait for their batches (whose callback may queue itself
+	 * again), then for the callbacks to return.
 	 */
 	list_for_each_entry(s, &slabx_zombies, list)
 		slabx_rcu_wait(s);

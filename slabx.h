@@ -8,10 +8,14 @@
  * A cache's life: no call on a cache may run concurrently with its
  * slabx_cache_destroy() or follow it, except slabx_free() and
  * slabx_free_bulk() of objects that were leaked (still allocated when
- * destroy began), which are allowed during and after the destroy until
- * slabx is unloaded. Any other call on a cache being destroyed is refused
- * with a warning (allocations return NULL, slabx_free_rcu() and
- * slabx_free_nolock() leave the object allocated).
+ * destroy began), and slabx_alloc_from_sheaf() and slabx_return_sheaf()
+ * of sheaves prefilled before, which are allowed during and after the
+ * destroy until slabx is unloaded. Other calls on a cache being destroyed
+ * are refused with a warning where slabx can tell cheaply: allocations
+ * that reach the slabs or refill the per-CPU sheaves return NULL,
+ * slabx_prefill_sheaf() fails, slabx_cache_shrink() and
+ * slabx_rcu_barrier() do nothing, slabx_free_rcu() and slabx_free_nolock()
+ * leave the object allocated.
  */
 #ifndef _SLABX_H
 #define _SLABX_H
@@ -195,6 +199,35 @@ struct slabx_info {
 	unsigned long objects_rcu_waiting;
 };
 
+/**
+ * enum slabx_nolock_pages_item - figures of the any-context page path
+ * @SLABX_NOLOCK_PAGES_STASH_HIT: blocks taken from a CPU's stash.
+ * @SLABX_NOLOCK_PAGES_RESERVE_HIT: blocks taken from a node's reserve.
+ * @SLABX_NOLOCK_PAGES_TRYLOCK_FAIL: busy reserve locks met.
+ * @SLABX_NOLOCK_PAGES_ALLOC_FAIL: slabx_try_alloc_pages() calls that
+ *	returned NULL.
+ * @SLABX_NOLOCK_PAGES_REFILLED: blocks added to the reserves by the worker.
+ * @SLABX_NOLOCK_PAGES_DEFERRED: frees deferred to the worker.
+ * @SLABX_NOLOCK_PAGES_DRAINED: deferred frees done since.
+ * @SLABX_NOLOCK_PAGES_COUNTERS: number of event counters above.
+ * @SLABX_NOLOCK_PAGES_RESERVE: blocks held in all reserves now.
+ * @SLABX_NOLOCK_PAGES_DEFERRED_PENDING: deferred frees not yet done.
+ * @SLABX_NOLOCK_PAGES_NR_ITEMS: number of items.
+ */
+enum slabx_nolock_pages_item {
+	SLABX_NOLOCK_PAGES_STASH_HIT,
+	SLABX_NOLOCK_PAGES_RESERVE_HIT,
+	SLABX_NOLOCK_PAGES_TRYLOCK_FAIL,
+	SLABX_NOLOCK_PAGES_ALLOC_FAIL,
+	SLABX_NOLOCK_PAGES_REFILLED,
+	SLABX_NOLOCK_PAGES_DEFERRED,
+	SLABX_NOLOCK_PAGES_DRAINED,
+	SLABX_NOLOCK_PAGES_COUNTERS,
+	SLABX_NOLOCK_PAGES_RESERVE = SLABX_NOLOCK_PAGES_COUNTERS,
+	SLABX_NOLOCK_PAGES_DEFERRED_PENDING,
+	SLABX_NOLOCK_PAGES_NR_ITEMS
+};
+
 /* ---- caches ------------------------------------------------------------------ */
 
 struct slabx_cache *slabx_cache_create(const char *name, unsigned int size,
@@ -226,24 +259,10 @@ void slabx_free_nolock(struct slabx_cache *s, void *obj);
 struct page *slabx_try_alloc_pages(int nid, unsigned int order);
 void slabx_free_pages_nolock(struct page *page, unsigned int order);
 int slabx_nolock_set_watermarks(unsigned int low, unsigned int high);
-long slabx_nolock_pages_stat(const char *name);
+long slabx_nolock_pages_stat(enum slabx_nolock_pages_item item);
 
 void slabx_cache_info(struct slabx_cache *s, struct slabx_info *info);
 unsigned long slabx_cache_stat(struct slabx_cache *s,
 			       enum slabx_stat_item item);
-
-/*
- * For tests: fault injection in the page provider, in getting an empty
- * rcu_free sheaf and in slabx's own metadata allocations, a synthetic
- * shrink.
- */
-void slabx_fault_inject_pages(int nr);
-void slabx_fault_inject_rcu_sheaf(int nr);
-void slabx_fault_inject_meta(int nth);
-void slabx_nolock_test_block(void);
-void slabx_nolock_test_unblock(void);
-void slabx_nolock_test_block_cache(struct slabx_cache *s);
-void slabx_nolock_test_unblock_cache(struct slabx_cache *s);
-unsigned long slabx_shrink_all(void);
 
 #endif /* _SLABX_H */

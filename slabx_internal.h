@@ -195,7 +195,8 @@ struct slabx_stats {
  * @objs_per_slab: objects in one slab.
  * @flags: SLABX_* flags.
  * @dead: set when slabx_cache_destroy() starts; from then on only
- *	slabx_free() and slabx_free_bulk() of leaked objects are allowed.
+ *	slabx_free() and slabx_free_bulk() of leaked objects, and the use and
+ *	return of sheaves prefilled before, are allowed.
  * @ctor: constructor, or NULL.
  * @sheaf_capacity: objects per sheaf; 0 when the cache has no sheaves.
  * @cpu_sheaves: per-CPU sheaves, NULL when the cache has none.
@@ -265,6 +266,20 @@ static inline bool slabx_fault_hit(atomic_t *left)
 		return false;
 	return nr < 0 || atomic_add_unless(left, -1, 0);
 }
+
+/*
+ * Test hooks, exported in the SLABX_TEST symbol namespace only (the test
+ * modules declare them in tests/slabx_test_hooks.h); debugfs uses the
+ * fault injection ones too.
+ */
+void slabx_fault_inject_pages(int nr);
+void slabx_fault_inject_rcu_sheaf(int nr);
+void slabx_fault_inject_meta(int nth);
+void slabx_nolock_test_block(void);
+void slabx_nolock_test_unblock(void);
+void slabx_nolock_test_block_cache(struct slabx_cache *s);
+void slabx_nolock_test_unblock_cache(struct slabx_cache *s);
+unsigned long slabx_shrink_all(void);
 
 /* Whether this metadata allocation is to fail (slabx_fault_inject_meta()). */
 bool slabx_meta_fail(void);

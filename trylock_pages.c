@@ -38,7 +38,7 @@ void slabx_fault_inject_pages(int nr)
 {
 	atomic_set(&slabx_pages_fail, nr);
 }
-EXPORT_SYMBOL_GPL(slabx_fault_inject_pages);
+EXPORT_SYMBOL_NS_GPL(slabx_fault_inject_pages, SLABX_TEST);
 
 /**
  * slabx_fault_injected_pages() - the fault injection setting
@@ -158,30 +158,19 @@ struct nolock_deferred {
 	unsigned int order;
 };
 
-enum nolock_stat {
-	NOLOCK_STASH_HIT,
-	NOLOCK_RESERVE_HIT,
-	NOLOCK_TRYLOCK_FAIL,
-	NOLOCK_ALLOC_FAIL,
-	NOLOCK_REFILLED,
-	NOLOCK_DEFERRED,
-	NOLOCK_DRAINED,
-	NOLOCK_NR_STATS
-};
-
-static const char * const nolock_stat_names[NOLOCK_NR_STATS] = {
-	[NOLOCK_STASH_HIT]	= "stash_hit",
-	[NOLOCK_RESERVE_HIT]	= "reserve_hit",
-	[NOLOCK_TRYLOCK_FAIL]	= "trylock_fail",
-	[NOLOCK_ALLOC_FAIL]	= "alloc_fail",
-	[NOLOCK_REFILLED]	= "refilled",
-	[NOLOCK_DEFERRED]	= "deferred",
-	[NOLOCK_DRAINED]	= "drained",
+static const char * const nolock_stat_names[SLABX_NOLOCK_PAGES_COUNTERS] = {
+	[SLABX_NOLOCK_PAGES_STASH_HIT]	= "stash_hit",
+	[SLABX_NOLOCK_PAGES_RESERVE_HIT]	= "reserve_hit",
+	[SLABX_NOLOCK_PAGES_TRYLOCK_FAIL]	= "trylock_fail",
+	[SLABX_NOLOCK_PAGES_ALLOC_FAIL]	= "alloc_fail",
+	[SLABX_NOLOCK_PAGES_REFILLED]	= "refilled",
+	[SLABX_NOLOCK_PAGES_DEFERRED]	= "deferred",
+	[SLABX_NOLOCK_PAGES_DRAINED]	= "drained",
 };
 
 static DEFINE_PER_CPU(struct nolock_stash, nolock_stash);
 static struct nolock_reserve **nolock_reserve;
-static atomic_long_t nolock_stats[NOLOCK_NR_STATS];
+static atomic_long_t nolock_stats[SLABX_NOLOCK_PAGES_COUNTERS];
 static LLIST_HEAD(nolock_deferred);
 /* Watermarks, in blocks of order 0; order o keeps max(1, w >> o). */
 static unsigned int nolock_low = 16, nolock_high = 64;
@@ -196,7 +185,7 @@ static void nolock_kick_fn(struct irq_work *work)
 
 static struct irq_work nolock_kick = IRQ_WORK_INIT_HARD(nolock_kick_fn);
 
-static void nolock_count(enum nolock_stat item)
+static void nolock_count(enum slabx_nolock_pages_item item)
 {
 	atomic_long_inc(&nolock_stats[item]);
 }
@@ -256,7 +245,7 @@ static struct page *reserve_pop(int nid, unsigned int order)
 	bool low;
 
 	if (!raw_spin_trylock_irqsave(&r->lock, flags)) {
-		nolock_count(NOLOCK_TRYLOCK_FAIL);
+		nolock_count(SLABX_NOLOCK_PAGES_TRYLOCK_FAIL);
 		return NULL;
 	}
 	page = list_first_entry_or_null(&r->blocks[order], struct page, lru);
@@ -290,7 +279,7 @@ static bool reserve_push(int nid, struct page *page, unsigned int order)
 	bool done;
 
 	if (!raw_spin_trylock_irqsave(&r->lock, flags)) {
-		nolock_count(NOLOCK_TRYLOCK_FAIL);
+		nolock_count(SLABX_NOLOCK_PAGES_TRYLOCK_FAIL);
 		return false;
 	}
 	done = reserve_keep(r, page, order);
@@ -370,15 +359,15 @@ struct page *slabx_try_alloc_pages(int nid, unsigned int order)
 		page = stash_pop();
 		local_irq_restore(flags);
 		if (page)
-			nolock_count(NOLOCK_STASH_HIT);
+			nolock_count(SLABX_NOLOCK_PAGES_STASH_HIT);
 	}
 	if (!page) {
 		page = reserve_pop(nid, order);
 		if (page)
-			nolock_count(NOLOCK_RESERVE_HIT);
+			nolock_count(SLABX_NOLOCK_PAGES_RESERVE_HIT);
 	}
 	if (!page) {
-		nolock_count(NOLOCK_ALLOC_FAIL);
+		nolock_count(SLABX_NOLOCK_PAGES_ALLOC_FAIL);
 		return NULL;
 	}
 	nolock_zero(page, order);
@@ -424,7 +413,7 @@ void slabx_free_pages_nolock(struct page *page, unsigned int order)
 	d = page_address(page);
 	d->order = order;
 	llist_add(&d->node, &nolock_deferred);
-	nolock_count(NOLOCK_DEFERRED);
+	nolock_count(SLABX_NOLOCK_PAGES_DEFERRED);
 	irq_work_queue(&nolock_kick);
 }
 EXPORT_SYMBOL_GPL(slabx_free_pages_nolock);
@@ -449,7 +438,7 @@ static void nolock_drain(void)
 		}
 		if (!kept)
 			__free_pages(page, order);
-		nolock_count(NOLOCK_DRAINED);
+		nolock_count(SLABX_NOLOCK_PAGES_DRAINED);
 	}
 }
 
@@ -471,7 +460,7 @@ static void nolock_refill(int nid, unsigned int order)
 		list_add(&page->lru, &r->blocks[order]);
 		r->nr[order]++;
 		raw_spin_unlock_irqrestore(&r->lock, flags);
-		nolock_count(NOLOCK_REFILLED);
+		nolock_count(SLABX_NOLOCK_PAGES_REFILLED);
 	}
 }
 
@@ -564,12 +553,12 @@ void slabx_nolock_pages_show(struct seq_file *m)
 	unsigned int order;
 	int i, nid;
 
-	for (i = 0; i < NOLOCK_NR_STATS; i++)
+	for (i = 0; i < SLABX_NOLOCK_PAGES_COUNTERS; i++)
 		seq_printf(m, "%s %ld\n", nolock_stat_names[i],
 			   atomic_long_read(&nolock_stats[i]));
 	seq_printf(m, "deferred_pending %ld\n",
-		   atomic_long_read(&nolock_stats[NOLOCK_DEFERRED]) -
-		   atomic_long_read(&nolock_stats[NOLOCK_DRAINED]));
+		   atomic_long_read(&nolock_stats[SLABX_NOLOCK_PAGES_DEFERRED]) -
+		   atomic_long_read(&nolock_stats[SLABX_NOLOCK_PAGES_DRAINED]));
 	seq_printf(m, "low %u\nhigh %u\n", READ_ONCE(nolock_low),
 		   READ_ONCE(nolock_high));
 	for_each_node(nid) {
@@ -603,33 +592,33 @@ int slabx_nolock_set_watermarks(unsigned int low, unsigned int high)
 EXPORT_SYMBOL_GPL(slabx_nolock_set_watermarks);
 
 /**
- * slabx_nolock_pages_stat() - one counter of the any-context page path
- * @name: a name as shown in debugfs (nolock_pages), or "reserve" for the
- *	blocks held in all reserves, or "deferred_pending".
+ * slabx_nolock_pages_stat() - one figure of the any-context page path
+ * @item: which; the counters are also shown in debugfs (nolock_pages).
  *
  * For tests and tools.
  *
- * Return: the value, or -1 for an unknown name.
+ * Return: the value, or -1 (with a warning) for an unknown @item.
  */
-long slabx_nolock_pages_stat(const char *name)
+long slabx_nolock_pages_stat(enum slabx_nolock_pages_item item)
 {
 	unsigned int order;
 	long sum = 0;
-	int i, nid;
+	int nid;
 
-	if (!strcmp(name, "reserve")) {
+	switch (item) {
+	case SLABX_NOLOCK_PAGES_RESERVE:
 		for_each_node(nid)
 			for (order = 0; order < NOLOCK_ORDERS; order++)
 				sum += READ_ONCE(nolock_reserve[nid]->nr[order]);
 		return sum;
+	case SLABX_NOLOCK_PAGES_DEFERRED_PENDING:
+		return atomic_long_read(&nolock_stats[SLABX_NOLOCK_PAGES_DEFERRED]) -
+		       atomic_long_read(&nolock_stats[SLABX_NOLOCK_PAGES_DRAINED]);
+	default:
+		if (WARN_ON_ONCE((unsigned int)item >= SLABX_NOLOCK_PAGES_COUNTERS))
+			return -1;
+		return atomic_long_read(&nolock_stats[item]);
 	}
-	if (!strcmp(name, "deferred_pending"))
-		return atomic_long_read(&nolock_stats[NOLOCK_DEFERRED]) -
-		       atomic_long_read(&nolock_stats[NOLOCK_DRAINED]);
-	for (i = 0; i < NOLOCK_NR_STATS; i++)
-		if (!strcmp(name, nolock_stat_names[i]))
-			return atomic_long_read(&nolock_stats[i]);
-	return -1;
 }
 EXPORT_SYMBOL_GPL(slabx_nolock_pages_stat);
 
@@ -649,7 +638,7 @@ void slabx_nolock_test_block(void)
 	WRITE_ONCE(this_cpu_ptr(&nolock_stash)->busy, true);
 	raw_spin_lock(&nolock_reserve[numa_mem_id()]->lock);
 }
-EXPORT_SYMBOL_GPL(slabx_nolock_test_block);
+EXPORT_SYMBOL_NS_GPL(slabx_nolock_test_block, SLABX_TEST);
 
 /**
  * slabx_nolock_test_unblock() - release what slabx_nolock_test_block() took
@@ -660,4 +649,4 @@ void slabx_nolock_test_unblock(void)
 	raw_spin_unlock(&nolock_reserve[numa_mem_id()]->lock);
 	WRITE_ONCE(this_cpu_ptr(&nolock_stash)->busy, false);
 }
-EXPORT_SYMBOL_GPL(slabx_nolock_test_unblock);
+EXPORT_SYMBOL_NS_GPL(slabx_nolock_test_unblock, SLABX_TEST);

@@ -57,7 +57,7 @@ static bool drained(void)
 	int i;
 
 	for (i = 0; i < 200; i++) {
-		if (!slabx_nolock_pages_stat("deferred_pending"))
+		if (!slabx_nolock_pages_stat(SLABX_NOLOCK_PAGES_DEFERRED_PENDING))
 			return true;
 		msleep(20);
 	}
@@ -199,7 +199,7 @@ static void watermark_refill(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, slabx_nolock_set_watermarks(8, 16), 0);
 	KUNIT_EXPECT_TRUE(test, drained());
 	msleep(100);			/* the worker filled up to 16 */
-	before = slabx_nolock_pages_stat("refilled");
+	before = slabx_nolock_pages_stat(SLABX_NOLOCK_PAGES_REFILLED);
 	for (i = 0; i < ARRAY_SIZE(pages); i++) {
 		pages[n] = slabx_try_alloc_pages(NUMA_NO_NODE, 0);
 		if (pages[n])
@@ -210,12 +210,12 @@ static void watermark_refill(struct kunit *test)
 	for (i = 0; i < n; i++)
 		__free_pages(pages[i], 0);
 	for (tries = 0; tries < 100; tries++) {
-		if (slabx_nolock_pages_stat("refilled") > before)
+		if (slabx_nolock_pages_stat(SLABX_NOLOCK_PAGES_REFILLED) > before)
 			break;
 		msleep(20);
 	}
-	KUNIT_EXPECT_GT(test, slabx_nolock_pages_stat("refilled"), before);
-	low = slabx_nolock_pages_stat("reserve");
+	KUNIT_EXPECT_GT(test, slabx_nolock_pages_stat(SLABX_NOLOCK_PAGES_REFILLED), before);
+	low = slabx_nolock_pages_stat(SLABX_NOLOCK_PAGES_RESERVE);
 	KUNIT_EXPECT_GT(test, low, 0L);
 	/* Bad watermarks are refused. */
 	KUNIT_EXPECT_EQ(test, slabx_nolock_set_watermarks(0, 16), -EINVAL);
@@ -316,7 +316,7 @@ static void from_nmi(struct kunit *test)
 	atomic_set(&nmi_ok, 0);
 	nmi_page = alloc_page(GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, nmi_page);
-	deferred = slabx_nolock_pages_stat("deferred");
+	deferred = slabx_nolock_pages_stat(SLABX_NOLOCK_PAGES_DEFERRED);
 	local_irq_save(flags);
 	slabx_nolock_test_block();
 	nmi_self();			/* allocation: must fail */
@@ -326,7 +326,7 @@ static void from_nmi(struct kunit *test)
 	local_irq_restore(flags);
 	KUNIT_EXPECT_EQ(test, atomic_read(&nmi_ok), 0);
 	KUNIT_EXPECT_EQ(test, atomic_read(&nmi_fail), 1);
-	KUNIT_EXPECT_EQ(test, slabx_nolock_pages_stat("deferred"),
+	KUNIT_EXPECT_EQ(test, slabx_nolock_pages_stat(SLABX_NOLOCK_PAGES_DEFERRED),
 			deferred + 1);
 	KUNIT_EXPECT_TRUE(test, drained());
 
@@ -700,7 +700,7 @@ static void stress_all_contexts(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, cache_destroy(test, st->s), 0);
 	KUNIT_EXPECT_TRUE(test, drained());
 	msleep(100);
-	KUNIT_EXPECT_GT(test, slabx_nolock_pages_stat("reserve"), 0L);
+	KUNIT_EXPECT_GT(test, slabx_nolock_pages_stat(SLABX_NOLOCK_PAGES_RESERVE), 0L);
 }
 
 static struct kunit_case slabx_nolock_cases[] = {

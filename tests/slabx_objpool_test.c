@@ -35,6 +35,7 @@
 
 #include "../slabx.h"
 #include "slabx_kunit.h"
+#include "slabx_test_hooks.h"
 
 struct obj {
 	atomic_t owner;		/* 0: in the pool */
@@ -1156,4 +1157,5 @@ static struct kunit_suite slabx_pool_cache_suite = {
 kunit_test_suites(&slabx_objpool_suite, &slabx_pool_cache_suite);
 
 MODULE_LICENSE("GPL");
+MODULE_IMPORT_NS(SLABX_TEST);
 MODULE_DESCRIPTION("KUnit tests of slabx's objpool and pool-mode caches");

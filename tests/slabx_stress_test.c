@@ -289,6 +289,19 @@ static int worker_fn(void *arg)
 	return 0;
 }
 
+/* Frees slabx_free_nolock() deferred are done by an irq_work soon after. */
+static void wait_nolock_drained(struct kunit *test, struct slabx_cache *s)
+{
+	int i;
+
+	for (i = 0; i < 500 &&
+	     slabx_cache_stat(s, SLABX_FREE_NOLOCK_DEFERRED) !=
+	     slabx_cache_stat(s, SLABX_FREE_NOLOCK_DRAINED); i++)
+		msleep(20);
+	KUNIT_EXPECT_EQ(test, slabx_cache_stat(s, SLABX_FREE_NOLOCK_DEFERRED),
+			slabx_cache_stat(s, SLABX_FREE_NOLOCK_DRAINED));
+}
+
 /* Shrink the cache and wait for its RCU frees, again and again. */
 static int churn_fn(void *arg)
 {
@@ -437,6 +450,7 @@ static void run_stress(struct kunit *test, bool hotplug, bool free_rcu,
 		wait_for_completion(&st->done);
 	}
 	churn_stop(test, st);
+	wait_nolock_drained(test, st->cache);
 
 	kunit_release_action(test, free_mailboxes, st);
 	KUNIT_EXPECT_EQ(test, atomic_read(&st->errors), 0);
