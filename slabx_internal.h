@@ -20,6 +20,8 @@
 #include <linux/topology.h>
 
 #include "slabx.h"
+/* Test hooks, exported in SLABX_TEST only; debugfs uses some too. */
+#include "tests/slabx_test_hooks.h"
 
 /* Fully free slabs a node keeps before returning them to the page allocator. */
 #define SLABX_NODE_KEEP_EMPTY	2
@@ -266,20 +268,6 @@ static inline bool slabx_fault_hit(atomic_t *left)
 		return false;
 	return nr < 0 || atomic_add_unless(left, -1, 0);
 }
-
-/*
- * Test hooks, exported in the SLABX_TEST symbol namespace only (the test
- * modules declare them in tests/slabx_test_hooks.h); debugfs uses the
- * fault injection ones too.
- */
-void slabx_fault_inject_pages(int nr);
-void slabx_fault_inject_rcu_sheaf(int nr);
-void slabx_fault_inject_meta(int nth);
-void slabx_nolock_test_block(void);
-void slabx_nolock_test_unblock(void);
-void slabx_nolock_test_block_cache(struct slabx_cache *s);
-void slabx_nolock_test_unblock_cache(struct slabx_cache *s);
-unsigned long slabx_shrink_all(void);
 
 /* Whether this metadata allocation is to fail (slabx_fault_inject_meta()). */
 bool slabx_meta_fail(void);
