@@ -50,8 +50,10 @@ static void *sheaves_alloc_nolock(struct slabx_cache *s)
 		if (full)
 			pcs->main = full;
 	}
-	if (pcs->main->size)
-		obj = pcs->main->objects[--pcs->main->size];
+	if (pcs->main->size) {
+		obj = pcs->main->objects[pcs->main->size - 1];
+		slabx_sheaf_forget(pcs->main, pcs->main->size - 1);
+	}
 	pcs_unlock(pcs);
 	return obj;
 }
@@ -68,6 +70,10 @@ static bool sheaves_free_nolock(struct slabx_cache *s,
 		return false;
 	if (slab->nid != numa_mem_id())
 		goto out;
+	if (pcs_double_free(s, pcs, obj)) {
+		done = true;
+		goto out;
+	}
 	if (pcs->main->size == pcs->main->capacity && pcs->spare &&
 	    !pcs->spare->size)
 		swap(pcs->main, pcs->spare);
@@ -77,7 +83,9 @@ static bool sheaves_free_nolock(struct slabx_cache *s,
 			pcs->main = empty;
 	}
 	if (pcs->main->size < pcs->main->capacity) {
+		slabx_free_hook(s, obj, !in_nmi());
 		pcs->main->objects[pcs->main->size++] = obj;
+		slabx_stat_inc(s, SLABX_FREE);
 		done = true;
 	}
 out:
@@ -132,23 +140,50 @@ void *slabx_alloc_nolock(struct slabx_cache *s, gfp_t gfp)
 		slabx_stat_inc(s, SLABX_ALLOC_NOLOCK_FAIL);
 		return NULL;
 	}
-	if (gfp & __GFP_ZERO)
-		memset(obj, 0, s->object_size);
+	if (s->pool)
+		slabx_pool_hand_out(s, obj, gfp);
+	else
+		slabx_alloc_hook(s, obj, gfp, false);
 	slabx_stat_inc(s, SLABX_ALLOC_NOLOCK);
 	slabx_stat_inc(s, SLABX_ALLOC);
 	return obj;
 }
 EXPORT_SYMBOL_GPL(slabx_alloc_nolock);
 
-/* Free without waiting; false when every path was busy. */
+/*
+ * Free without waiting (counted in free, or refused as a double free);
+ * false when every path was busy.
+ */
 static bool cache_free_nolock(struct slabx_cache *s, struct slabx_slab *slab,
 			      void *obj)
 {
 	if (!nolock_context_ok())
 		return false;
+	/*
+	 * kmemleak cannot be told in an NMI: the object waits until the drain
+	 * tells it, or it could be reallocated while kmemleak still knows it.
+	 */
+	if (IS_ENABLED(CONFIG_DEBUG_KMEMLEAK) && in_nmi())
+		return false;
 	if (s->sheaf_capacity && sheaves_free_nolock(s, slab, obj))
 		return true;
 	return slabx_slab_tryput(s, slab, obj);
+}
+
+/*
+ * Push @obj onto the cache's deferred objects, a lock-free stack linked
+ * through the objects' free-pointer words: the object is free for the
+ * checkers from now on (KASAN-poisoned while it waits), and the link is
+ * written without KASAN checks.
+ */
+static void nolock_defer(struct slabx_cache *s, void *obj)
+{
+	void *first = READ_ONCE(s->nolock_deferred);
+
+	slabx_free_hook(s, obj, !in_nmi());
+	do {
+		slabx_fp_set(s, obj, first);
+	} while (!try_cmpxchg(&s->nolock_deferred, &first, obj));
 }
 
 /**
@@ -177,26 +212,29 @@ void slabx_free_nolock(struct slabx_cache *s, void *obj)
 		return;
 	}
 	slab = slabx_obj_slab(s, obj);
-	if (!slab)
+	if (!slab || !slabx_kasan_free_ok(s, obj))
 		return;
-	if (cache_free_nolock(s, slab, obj)) {
-		slabx_stat_inc(s, SLABX_FREE);
+	if (cache_free_nolock(s, slab, obj))
 		return;
-	}
-	llist_add(obj + s->fp_offset, &s->nolock_deferred);
+	nolock_defer(s, obj);
 	slabx_stat_inc(s, SLABX_FREE_NOLOCK_DEFERRED);
 	irq_work_queue(&s->nolock_work);
 }
 EXPORT_SYMBOL_GPL(slabx_free_nolock);
 
-/* Free the deferred objects, in a context where slabx_free() may run. */
+/*
+ * Free the deferred objects, in a context where slabx_free() may run. Each
+ * is made a live object again for an instant, so that slabx_free() takes
+ * it as any other (and tells kmemleak, which an NMI could not).
+ */
 static void nolock_drain(struct slabx_cache *s)
 {
-	struct llist_node *node = llist_del_all(&s->nolock_deferred), *next;
+	void *obj = xchg(&s->nolock_deferred, NULL), *next;
 
-	for (; node; node = next) {
-		next = node->next;
-		slabx_free(s, (void *)node - s->fp_offset);
+	for (; obj; obj = next) {
+		next = slabx_fp_get(s, obj);
+		slabx_kasan_unpoison(s, obj);
+		slabx_free(s, obj);
 		slabx_stat_inc(s, SLABX_FREE_NOLOCK_DRAINED);
 	}
 }
@@ -212,7 +250,7 @@ static void nolock_work_fn(struct irq_work *work)
  */
 void slabx_nolock_cache_init(struct slabx_cache *s)
 {
-	init_llist_head(&s->nolock_deferred);
+	s->nolock_deferred = NULL;
 	/*
 	 * Hard even on PREEMPT_RT: a lazy irq_work would wait for a per-CPU
 	 * thread that is parked while its CPU is offline, holding up every

@@ -707,6 +707,22 @@ static int pool_cache_ctor(void *obj, void *context)
 	return 0;
 }
 
+/*
+ * Whether KASAN's shadow of a pool-mode cache's objects is ours to write:
+ * vmalloc() memory has a shadow of its own only with KASAN_VMALLOC.
+ */
+static bool pool_cache_shadow(struct slabx_cache *s)
+{
+	return IS_ENABLED(CONFIG_KASAN_GENERIC) &&
+	       (IS_ENABLED(CONFIG_KASAN_VMALLOC) ||
+		!is_vmalloc_addr(s->pool->objs));
+}
+
+static void *pool_cache_obj(struct slabx_cache *s, unsigned int i)
+{
+	return s->pool->objs + (size_t)i * s->stride;
+}
+
 /**
  * slabx_pool_cache_init() - preallocate the objects of a pool-mode cache
  * @s: a new cache, with its geometry set.
@@ -718,6 +734,7 @@ static int pool_cache_ctor(void *obj, void *context)
  */
 int slabx_pool_cache_init(struct slabx_cache *s, unsigned int nr)
 {
+	unsigned int i;
 	int rc;
 
 	if (!slabx_meta_fail())
@@ -729,8 +746,13 @@ int slabx_pool_cache_init(struct slabx_cache *s, unsigned int nr)
 	if (rc) {
 		kfree(s->pool);
 		s->pool = NULL;
+		return rc;
 	}
-	return rc;
+	/* Every object waits in the pool: free, as in a slab. */
+	if (pool_cache_shadow(s))
+		for (i = 0; i < nr; i++)
+			slabx_kasan_poison_new(s, pool_cache_obj(s, i));
+	return 0;
 }
 
 /**
@@ -741,6 +763,10 @@ void slabx_pool_cache_destroy(struct slabx_cache *s)
 {
 	if (!s->pool)
 		return;
+	/* kvfree() must find the memory as it was handed out. */
+	if (pool_cache_shadow(s))
+		slabx_kasan_shadow(s->pool->objs,
+				   (size_t)s->pool->nr_objs * s->stride, 0);
 	slabx_objpool_free(s->pool);
 	kfree(s->pool);
 	s->pool = NULL;
@@ -761,10 +787,26 @@ void *slabx_pool_cache_alloc(struct slabx_cache *s, gfp_t gfp)
 		slabx_stat_inc(s, SLABX_ALLOC_FAIL);
 		return NULL;
 	}
-	if (gfp & __GFP_ZERO)
-		memset(obj, 0, s->object_size);
+	slabx_pool_hand_out(s, obj, gfp);
 	slabx_stat_inc(s, SLABX_ALLOC);
 	return obj;
+}
+
+/**
+ * slabx_pool_hand_out() - a pool-mode object is handed to a user
+ * @s: the cache.
+ * @obj: the object, just taken from the pool.
+ * @gfp: only %__GFP_ZERO is looked at.
+ *
+ * As slabx_alloc_hook(), without kmemleak: the object lies inside the
+ * pool's memory, which kmemleak knows (and scans) as one block.
+ */
+void slabx_pool_hand_out(struct slabx_cache *s, void *obj, gfp_t gfp)
+{
+	if (pool_cache_shadow(s))
+		slabx_kasan_unpoison(s, obj);
+	if (slabx_init_on_alloc(s, gfp))
+		memset(obj, 0, s->object_size);
 }
 
 /**
@@ -777,10 +819,16 @@ void slabx_pool_cache_free(struct slabx_cache *s, void *obj)
 {
 	if (obj_index(s->pool, obj) < 0) {
 		slabx_stat_inc(s, SLABX_FREE_INVALID);
-		WARN_ONCE(1, "slabx: %s: free of %p, not an object of this cache\n",
-			  s->name, obj);
+		slabx_report(s, "slabx: %s: free of %p, not an object of this cache\n",
+			     s->name, obj);
 		return;
 	}
+	if (pool_cache_shadow(s) && !slabx_kasan_free_ok(s, obj))
+		return;
+	if (slabx_init_on_free(s))
+		memset(obj, 0, s->object_size);
+	if (pool_cache_shadow(s))
+		slabx_kasan_poison(s, obj);
 	if (slabx_objpool_push(obj, s->pool)) {
 		slabx_stat_inc(s, SLABX_FREE_INVALID);
 		return;

@@ -120,7 +120,11 @@ static void rcu_sheaf_done(struct rcu_head *head)
 	struct slabx_cache *s = sheaf->cache;
 	struct slabx_barn *barn = &s->node[sheaf->nid]->barn;
 	/* Read first: in a barn the sheaf is anybody's. */
-	unsigned int nr = sheaf->size, epoch = sheaf->rcu_epoch;
+	unsigned int nr = sheaf->size, epoch = sheaf->rcu_epoch, i;
+
+	if (IS_ENABLED(CONFIG_KASAN_GENERIC) || slabx_init_on_free(s))
+		for (i = 0; i < nr; i++)
+			slabx_free_hook(s, sheaf->objects[i], false);
 
 	if (sheaf->size == sheaf->capacity && slabx_barn_put_full(barn, sheaf)) {
 		slabx_stat_inc(s, SLABX_RCU_SHEAF_TO_BARN);
@@ -282,8 +286,13 @@ void slabx_free_rcu(struct slabx_cache *s, void *obj)
 		return;
 	}
 	slab = slabx_obj_slab(s, obj);
-	if (!slab)
+	if (!slab || !slabx_kasan_free_ok(s, obj))
 		return;
+	/*
+	 * Gone for kmemleak now, as kfree_rcu() objects are; KASAN and
+	 * init_on_free see it free only after the grace period.
+	 */
+	kmemleak_free(obj);
 	if (s->sheaf_capacity) {
 		if (free_rcu_to_sheaf(s, slab, obj)) {
 			slabx_stat_inc(s, SLABX_FREE_RCU_SHEAF);
@@ -416,8 +425,11 @@ static unsigned int slab_rcu_release(struct slabx_cache *s,
 	slab->rcu_nr[b] = 0;
 	/* The last slabx_node_put() may move the slab to @discard: still mapped. */
 	for_each_set_bit(idx, pending, s->objs_per_slab) {
+		void *obj = first + idx * s->stride;
+
 		__clear_bit(idx, pending);
-		slabx_node_put(s, n, slab, first + idx * s->stride, discard);
+		slabx_free_hook(s, obj, false);
+		slabx_node_put(s, n, slab, obj, discard);
 		nr++;
 	}
 	return nr;
@@ -531,8 +543,8 @@ bool slabx_slab_defer_rcu(struct slabx_cache *s, struct slabx_slab *slab,
 
 	if (twice) {
 		slabx_stat_inc(s, SLABX_FREE_INVALID);
-		WARN_ONCE(1, "slabx: %s: double slabx_free_rcu() of %p\n",
-			  s->name, obj);
+		slabx_report(s, "slabx: %s: double slabx_free_rcu() of %p\n",
+			     s->name, obj);
 		return false;
 	}
 	if (queue) {

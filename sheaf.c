@@ -64,8 +64,13 @@ struct slabx_sheaf *slabx_sheaf_new(struct slabx_cache *s, unsigned int capacity
 {
 	struct slabx_sheaf *sheaf;
 
+	/* Zeroed for kmemleak, which scans every slot: see slabx_sheaf_forget(). */
+	if (IS_ENABLED(CONFIG_DEBUG_KMEMLEAK))
+		gfp |= __GFP_ZERO;
+	else
+		gfp &= ~__GFP_ZERO;
 	sheaf = kmalloc(struct_size(sheaf, objects, capacity),
-			(gfp & ~__GFP_ZERO) | __GFP_NOWARN);
+			gfp | __GFP_NOWARN);
 	if (!sheaf)
 		return NULL;
 	INIT_LIST_HEAD(&sheaf->barn_list);
@@ -89,7 +94,7 @@ void slabx_sheaf_flush(struct slabx_cache *s, struct slabx_sheaf *sheaf)
 	if (!sheaf->size)
 		return;
 	slabx_slab_flush(s, sheaf->objects, sheaf->size);
-	sheaf->size = 0;
+	slabx_sheaf_forget(sheaf, 0);
 	slabx_stat_inc(s, SLABX_SHEAF_FLUSH);
 }
 
@@ -98,8 +103,8 @@ static void sheaf_flush_locked(struct slabx_cache *s,
 			       struct slabx_sheaf *sheaf,
 			       struct list_head *discard)
 {
-	slabx_slab_release(s, sheaf->objects, sheaf->size, discard);
-	sheaf->size = 0;
+	slabx_slab_release(s, sheaf->objects, sheaf->size, discard, false);
+	slabx_sheaf_forget(sheaf, 0);
 	slabx_stat_inc(s, SLABX_SHEAF_FLUSH);
 }
 
@@ -340,6 +345,7 @@ bool slabx_sheaves_free_slow(struct slabx_cache *s, int nid, void *obj)
 		if (pcs->main->size == pcs->main->capacity &&
 		    !slabx_sheaves_main_make_room(s, pcs))
 			left = main_install_empty(s, pcs, empty, &discard);
+		slabx_free_hook(s, obj, true);
 		pcs->main->objects[pcs->main->size++] = obj;
 		slabx_stat_inc(s, SLABX_FREE_FASTPATH);
 		slabx_stat_inc(s, SLABX_FREE);
@@ -378,8 +384,8 @@ unsigned int slabx_sheaves_alloc_bulk(struct slabx_cache *s, gfp_t gfp, void **p
 		struct slabx_sheaf *main = pcs->main;
 		unsigned int n = min(nr - got, main->size);
 
-		main->size -= n;
-		memcpy(p + got, main->objects + main->size, n * sizeof(*p));
+		memcpy(p + got, main->objects + main->size - n, n * sizeof(*p));
+		slabx_sheaf_forget(main, main->size - n);
 		got += n;
 	}
 	pcs_unlock(pcs);
@@ -416,9 +422,12 @@ size_t slabx_sheaves_free_bulk(struct slabx_cache *s, void **p, size_t nr)
 		if (!slab)
 			continue;
 		if (pcs && slab->nid == nid) {
+			if (!slabx_kasan_free_ok(s, p[i]) ||
+			    pcs_double_free(s, pcs, p[i]))
+				continue;
 			if (!pcs_push(s, pcs, p[i])) {
 				sheaf_flush_locked(s, pcs->main, &discard);
-				pcs->main->objects[pcs->main->size++] = p[i];
+				pcs_push(s, pcs, p[i]);
 			}
 			fast++;
 		} else {
@@ -430,7 +439,7 @@ size_t slabx_sheaves_free_bulk(struct slabx_cache *s, void **p, size_t nr)
 		pcs_unlock(pcs);
 	slabx_slab_discard_list(s, &discard);
 	if (remote)
-		slow = slabx_slab_flush(s, p, remote);
+		slow = slabx_slab_free_user(s, p, remote);
 	slabx_stat_add(s, SLABX_FREE_FASTPATH, fast);
 	slabx_stat_add(s, SLABX_FREE_SLOWPATH, slow);
 	return fast + slow;
@@ -653,10 +662,42 @@ static int sheaf_fill(struct slabx_cache *s, gfp_t gfp,
 	got = slabx_slab_fill(s, gfp, nid, sheaf->objects + sheaf->size, need);
 	if (got < need) {
 		slabx_slab_flush(s, sheaf->objects + sheaf->size, got);
+		/* No stale pointer for kmemleak: see slabx_sheaf_forget(). */
+		if (IS_ENABLED(CONFIG_DEBUG_KMEMLEAK))
+			memset(sheaf->objects + sheaf->size, 0,
+			       got * sizeof(void *));
 		return -ENOMEM;
 	}
 	sheaf->size += got;
 	return 0;
+}
+
+/*
+ * kmemleak and prefilled sheaves: slabx_alloc_from_sheaf() may run where
+ * kmemleak may not (under a raw spinlock, in NMI), so the objects of a
+ * prefilled sheaf are registered when the sheaf is filled for the caller,
+ * and those left are unregistered when it comes back. Held in the sheaf,
+ * they are referenced from it, so they are not reported unless the sheaf
+ * is leaked too.
+ */
+static void prefill_track(struct slabx_sheaf *sheaf, unsigned int from,
+			  gfp_t gfp)
+{
+	unsigned int i;
+
+	if (IS_ENABLED(CONFIG_DEBUG_KMEMLEAK))
+		for (i = from; i < sheaf->size; i++)
+			kmemleak_alloc(sheaf->objects[i],
+				       sheaf->cache->object_size, 1, gfp);
+}
+
+static void prefill_untrack(struct slabx_sheaf *sheaf)
+{
+	unsigned int i;
+
+	if (IS_ENABLED(CONFIG_DEBUG_KMEMLEAK))
+		for (i = 0; i < sheaf->size; i++)
+			kmemleak_free(sheaf->objects[i]);
 }
 
 /* A sheaf holding at least @count objects, ready at hand: spare or barn. */
@@ -715,6 +756,7 @@ struct slabx_sheaf *slabx_prefill_sheaf(struct slabx_cache *s, gfp_t gfp,
 	if (count <= s->sheaf_capacity) {
 		sheaf = prefill_take_ready(s, count);
 		if (sheaf) {
+			prefill_track(sheaf, 0, gfp);
 			slabx_stat_inc(s, SLABX_SHEAF_PREFILL_FAST);
 			return sheaf;
 		}
@@ -731,6 +773,7 @@ struct slabx_sheaf *slabx_prefill_sheaf(struct slabx_cache *s, gfp_t gfp,
 		sheaf_free(s, sheaf);
 		return ERR_PTR(-ENOMEM);
 	}
+	prefill_track(sheaf, 0, gfp);
 	return sheaf;
 }
 EXPORT_SYMBOL_GPL(slabx_prefill_sheaf);
@@ -755,9 +798,10 @@ void *slabx_alloc_from_sheaf(struct slabx_cache *s, gfp_t gfp,
 
 	if (!sheaf->size)
 		return NULL;
-	obj = sheaf->objects[--sheaf->size];
-	if (gfp & __GFP_ZERO)
-		memset(obj, 0, s->object_size);
+	obj = sheaf->objects[sheaf->size - 1];
+	slabx_sheaf_forget(sheaf, sheaf->size - 1);
+	/* kmemleak knows it since the prefill: see prefill_track(). */
+	slabx_alloc_hook(s, obj, gfp, false);
 	slabx_stat_inc(s, SLABX_ALLOC_FASTPATH);
 	slabx_stat_inc(s, SLABX_ALLOC);
 	return obj;
@@ -777,6 +821,7 @@ static int sheaf_grow(struct slabx_cache *s, gfp_t gfp,
 		sheaf_free(s, sheaf);
 		return -ENOMEM;
 	}
+	prefill_track(sheaf, 0, gfp);
 	memcpy(sheaf->objects + sheaf->size, old->objects,
 	       old->size * sizeof(*old->objects));
 	sheaf->size += old->size;
@@ -804,14 +849,19 @@ int slabx_refill_sheaf(struct slabx_cache *s, gfp_t gfp,
 		       struct slabx_sheaf **sheafp, unsigned int count)
 {
 	struct slabx_sheaf *sheaf = *sheafp;
+	unsigned int had = sheaf->size;
+	int err;
 
 	if (!prefill_count_valid(s, count))
 		return -EINVAL;
 	if (sheaf->size >= count)
 		return 0;
-	if (count <= sheaf->capacity)
-		return sheaf_fill(s, gfp, sheaf, count, NUMA_NO_NODE);
-	return sheaf_grow(s, gfp, sheafp, count);
+	if (count > sheaf->capacity)
+		return sheaf_grow(s, gfp, sheafp, count);
+	err = sheaf_fill(s, gfp, sheaf, count, NUMA_NO_NODE);
+	if (!err)
+		prefill_track(sheaf, had, gfp);
+	return err;
 }
 EXPORT_SYMBOL_GPL(slabx_refill_sheaf);
 
@@ -902,6 +952,7 @@ static bool sheaf_park(struct slabx_cache *s, gfp_t gfp,
 void slabx_return_sheaf(struct slabx_cache *s, gfp_t gfp,
 			struct slabx_sheaf *sheaf)
 {
+	prefill_untrack(sheaf);
 	if (sheaf->capacity == s->sheaf_capacity && !READ_ONCE(s->dead) &&
 	    sheaf_park(s, gfp, sheaf)) {
 		slabx_stat_inc(s, SLABX_SHEAF_RETURN_FAST);

@@ -25,13 +25,17 @@
 #include <linux/bitmap.h>
 #include <linux/cache.h>
 #include <linux/gfp.h>
+#include <linux/hash.h>
+#include <linux/irq_work.h>
 #include <linux/list.h>
 #include <linux/lockdep.h>
 #include <linux/mm.h>
 #include <linux/nodemask.h>
+#include <linux/random.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/topology.h>
+#include <linux/vmstat.h>
 
 #include "slabx_internal.h"
 
@@ -101,6 +105,9 @@ void slabx_cache_set_geometry(struct slabx_cache *s, unsigned int size,
 	} else {
 		s->fp_offset = 0;
 	}
+	/* Under KASAN every object is followed by a poisoned redzone. */
+	payload = max_t(unsigned int, payload,
+			ALIGN(size, sizeof(void *)) + SLABX_KASAN_MIN_REDZONE);
 	s->stride = ALIGN(payload, align);
 	s->stride_recip = reciprocal_value(s->stride);
 	s->order = slab_order(s->stride, align);
@@ -111,21 +118,142 @@ void slabx_cache_set_geometry(struct slabx_cache *s, unsigned int size,
 	s->rcu_bitmap_longs = BITS_TO_LONGS(s->objs_per_slab);
 }
 
+/**
+ * slabx_cache_init_freelist() - draw a new cache's freelist secrets
+ * @s: the cache, with its geometry set.
+ *
+ * With %CONFIG_SLAB_FREELIST_HARDENED, the value mixed into its free
+ * pointers; with %CONFIG_SLAB_FREELIST_RANDOM, the order in which new slabs
+ * link their objects (a random permutation, freed by
+ * slabx_cache_free_freelist()).
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int slabx_cache_init_freelist(struct slabx_cache *s)
+{
+	unsigned int i, n = s->objs_per_slab;
+
+#ifdef CONFIG_SLAB_FREELIST_HARDENED
+	s->fp_random = get_random_long();
+#endif
+	if (!IS_ENABLED(CONFIG_SLAB_FREELIST_RANDOM))
+		return 0;
+	s->random_salt = get_random_long();
+	if (!slabx_meta_fail())
+		s->random_seq = kcalloc(n, sizeof(*s->random_seq), GFP_KERNEL);
+	if (!s->random_seq)
+		return -ENOMEM;
+	for (i = 0; i < n; i++)
+		s->random_seq[i] = i;
+	for (i = n - 1; i > 0; i--) {
+		unsigned int j = get_random_u32_below(i + 1);
+
+		swap(s->random_seq[i], s->random_seq[j]);
+	}
+	return 0;
+}
+
+/**
+ * slabx_cache_free_freelist() - free what slabx_cache_init_freelist() took
+ * @s: the cache.
+ */
+void slabx_cache_free_freelist(struct slabx_cache *s)
+{
+	kfree(s->random_seq);
+}
+
 /* ---- slabs ----------------------------------------------------------------- */
 
+static void *slab_obj(struct slabx_cache *s, struct slabx_slab *slab,
+		      unsigned int idx)
+{
+	return slabx_slab_base(slab) + s->first_offset + idx * s->stride;
+}
+
+/*
+ * Index of the @i-th free object of a new slab: in address order, or with
+ * %CONFIG_SLAB_FREELIST_RANDOM along the cache's permutation from a start
+ * that differs per slab. The start is derived from the slab's address and
+ * the cache's secret, not drawn from the RNG, which is not NMI-safe.
+ */
+static unsigned int slab_freelist_idx(struct slabx_cache *s,
+				      struct slabx_slab *slab, unsigned int i)
+{
+	unsigned int n = s->objs_per_slab, start;
+
+	if (!s->random_seq)
+		return i;
+	start = hash_long((unsigned long)slab ^ s->random_salt, 32) % n;
+	return s->random_seq[(start + i) % n];
+}
+
+/* Construct and poison every object of a new slab, then link them. */
 static void slab_build_freelist(struct slabx_cache *s, struct slabx_slab *slab)
 {
-	void *obj = slabx_slab_base(slab) + s->first_offset;
-	void *next;
-	unsigned int i;
+	unsigned int i, n = s->objs_per_slab;
+	void *obj, *prev = NULL;
 
-	slab->freelist = obj;
-	for (i = 0; i < s->objs_per_slab; i++, obj = next) {
-		next = i + 1 < s->objs_per_slab ? obj + s->stride : NULL;
+	for (i = 0; i < n; i++) {
+		obj = slab_obj(s, slab, i);
 		if (s->ctor)
 			s->ctor(obj);
-		*slabx_fp(s, obj) = next;
+		slabx_kasan_poison_new(s, obj);
 	}
+	for (i = n; i-- > 0; prev = obj) {
+		obj = slab_obj(s, slab, slab_freelist_idx(s, slab, i));
+		slabx_fp_set(s, obj, prev);
+	}
+	slab->freelist = prev;
+}
+
+/*
+ * Slab pages count as the node's unreclaimable slab memory, as SLUB's do
+ * (/proc/meminfo Slab: and SUnreclaim:). mod_node_page_state() is safe in
+ * any context but NMI: there it could race with a non-atomic update
+ * (__mod_node_page_state()) of the code it interrupted. An NMI's delta
+ * waits in a per-node atomic, applied by an irq_work soon after.
+ */
+static atomic_long_t slab_account_pending[MAX_NUMNODES];
+
+static void slab_account_apply(struct irq_work *work)
+{
+	int nid;
+
+	for_each_node(nid) {
+		long delta = atomic_long_xchg(&slab_account_pending[nid], 0);
+
+		if (delta)
+			mod_node_page_state(NODE_DATA(nid),
+					    NR_SLAB_UNRECLAIMABLE_B, delta);
+	}
+}
+
+static struct irq_work slab_account_work =
+	IRQ_WORK_INIT_HARD(slab_account_apply);
+
+static void slab_account(struct slabx_cache *s, struct slabx_slab *slab,
+			 int sign)
+{
+	long delta = sign * (long)(PAGE_SIZE << s->order);
+
+	if (in_nmi()) {
+		atomic_long_add(delta, &slab_account_pending[slab->nid]);
+		irq_work_queue(&slab_account_work);
+		return;
+	}
+	mod_node_page_state(NODE_DATA(slab->nid), NR_SLAB_UNRECLAIMABLE_B,
+			    delta);
+}
+
+/**
+ * slabx_slab_account_exit() - apply what NMIs left to account
+ *
+ * Context: module exit, after the last slab was freed.
+ */
+void slabx_slab_account_exit(void)
+{
+	irq_work_sync(&slab_account_work);
+	slab_account_apply(NULL);
 }
 
 /*
@@ -165,14 +293,20 @@ static struct slabx_slab *slab_init(struct slabx_cache *s, struct page *page)
 	INIT_LIST_HEAD(&slab->rcu_list[1]);
 	bitmap_zero(slab->rcu_pending, 2 * s->rcu_bitmap_longs * BITS_PER_LONG);
 	slab_build_freelist(s, slab);
+	slab_account(s, slab, 1);
 	slabx_stat_inc(s, SLABX_SLAB_NEW);
 	return slab;
 }
 
-/* From any context: the block goes back through the nolock path. */
+/*
+ * From any context: the block goes back through the nolock path, whose
+ * reserve hands pages out as they are: without the objects' poison.
+ */
 static void slab_discard_nolock(struct slabx_cache *s, struct slabx_slab *slab)
 {
+	slabx_kasan_shadow(slabx_slab_base(slab), PAGE_SIZE << s->order, 0);
 	slab->magic = 0;
+	slab_account(s, slab, -1);
 	slabx_pages_account(s->order, -1);
 	slabx_free_pages_nolock(virt_to_page(slabx_slab_base(slab)), s->order);
 	slabx_stat_inc(s, SLABX_SLAB_DISCARD);
@@ -186,6 +320,7 @@ static void slab_discard(struct slabx_cache *s, struct slabx_slab *slab)
 		return;
 	}
 	slab->magic = 0;
+	slab_account(s, slab, -1);
 	slabx_pages_free(virt_to_page(slabx_slab_base(slab)), s->order);
 	slabx_stat_inc(s, SLABX_SLAB_DISCARD);
 }
@@ -242,13 +377,12 @@ static unsigned int node_take(struct slabx_cache *s, struct slabx_node *n,
 		while (got < max && slab->freelist) {
 			void *obj = slab->freelist;
 
-			slab->freelist = *slabx_fp(s, obj);
+			slab->freelist = slabx_fp_get(s, obj);
 			slab->inuse++;
 			p[got++] = obj;
 		}
 		if (!slab->freelist) {
-			/* Full slabs sit on no list. */
-			list_del_init(&slab->list);
+			list_move(&slab->list, &n->full);
 			n->nr_partial--;
 		}
 	}
@@ -285,14 +419,14 @@ void slabx_node_put(struct slabx_cache *s, struct slabx_node *n,
 	bool was_full = !slab->freelist;
 
 	lockdep_assert_held(&n->lock);
-	*slabx_fp(s, obj) = slab->freelist;
+	slabx_fp_set(s, obj, slab->freelist);
 	slab->freelist = obj;
 	slab->inuse--;
 	n->free_objs++;
 
 	if (slab->inuse) {
 		if (was_full) {
-			list_add(&slab->list, &n->partial);
+			list_move(&slab->list, &n->partial);
 			n->nr_partial++;
 		}
 		return;
@@ -316,21 +450,48 @@ static bool slab_has_free(struct slabx_cache *s, struct slabx_slab *slab,
 {
 	void *f;
 
-	for (f = slab->freelist; f; f = *slabx_fp(s, f))
+	for (f = slab->freelist; f; f = slabx_fp_get(s, f))
 		if (f == obj)
 			return true;
 	return false;
 }
 
+/*
+ * Whether putting @obj back would free it twice (n->lock held): every free
+ * of a %SLABX_DEBUG cache is checked against the slab's free and pending
+ * objects; with %CONFIG_SLAB_FREELIST_HARDENED, the naive case of every
+ * cache (the object is its slab's first free one) is caught as SLUB does.
+ */
 static bool node_double_free(struct slabx_cache *s, struct slabx_slab *slab,
 			     void *obj)
 {
-	if (!(s->flags & SLABX_DEBUG))
+	if (s->flags & SLABX_DEBUG) {
+		if (!slabx_slab_rcu_pending(s, slab, obj) &&
+		    !slab_has_free(s, slab, obj))
+			return false;
+	} else if (!IS_ENABLED(CONFIG_SLAB_FREELIST_HARDENED) ||
+		   obj != slab->freelist) {
 		return false;
-	if (!slabx_slab_rcu_pending(s, slab, obj) && !slab_has_free(s, slab, obj))
-		return false;
+	}
 	slabx_stat_inc(s, SLABX_FREE_INVALID);
-	WARN_ONCE(1, "slabx: %s: double free of %p\n", s->name, obj);
+	slabx_report(s, "slabx: %s: double free of %p\n", s->name, obj);
+	return true;
+}
+
+/*
+ * Put one object back (n->lock held), unless that would free it twice. An
+ * object straight from a user becomes free for the checkers only once
+ * accepted: init_on_free must not clear an object that is free already.
+ */
+static bool node_release(struct slabx_cache *s, struct slabx_node *n,
+			 struct slabx_slab *slab, void *obj, bool fresh,
+			 struct list_head *discard)
+{
+	if (node_double_free(s, slab, obj))
+		return false;
+	if (fresh)
+		slabx_free_hook(s, obj, !in_nmi());
+	slabx_node_put(s, n, slab, obj, discard);
 	return true;
 }
 
@@ -489,16 +650,18 @@ void *slabx_slab_trynew(struct slabx_cache *s, int nid)
 }
 
 /**
- * slabx_slab_tryput() - put an object back into its slab, trylock only
+ * slabx_slab_tryput() - free an object a user gives back into its slab,
+ *	trylock only
  * @s: the cache.
  * @slab: the slab of @obj.
- * @obj: the object.
+ * @obj: the object; a double free is refused (reported).
  *
  * A slab that becomes free beyond the node's keep limit goes back through
  * slabx_free_pages_nolock().
  *
  * Context: any, NMI included.
- * Return: false when the node lock is busy (nothing was done).
+ * Return: false when the node lock is busy (nothing was done); true when
+ * freed (counted in free) or refused.
  */
 bool slabx_slab_tryput(struct slabx_cache *s, struct slabx_slab *slab,
 		       void *obj)
@@ -512,7 +675,8 @@ bool slabx_slab_tryput(struct slabx_cache *s, struct slabx_slab *slab,
 		slabx_stat_inc(s, SLABX_NOLOCK_TRYLOCK_FAIL);
 		return false;
 	}
-	slabx_node_put(s, n, slab, obj, &discard);
+	if (node_release(s, n, slab, obj, true, &discard))
+		slabx_stat_inc(s, SLABX_FREE);
 	raw_spin_unlock_irqrestore(&n->lock, flags);
 	list_for_each_entry_safe(slab, tmp, &discard, list) {
 		list_del(&slab->list);
@@ -523,10 +687,11 @@ bool slabx_slab_tryput(struct slabx_cache *s, struct slabx_slab *slab,
 
 /*
  * The slab of the first object in @p[*@i..@nr), moving *@i to it; NULL
- * entries and bad pointers (reported) are skipped. Return: NULL at the end.
+ * entries, bad pointers and, for objects straight from a user (@fresh),
+ * objects KASAN sees free are skipped (reported). Return: NULL at the end.
  */
 static struct slabx_slab *release_next(struct slabx_cache *s, void **p,
-				       size_t nr, size_t *i)
+				       size_t nr, size_t *i, bool fresh)
 {
 	for (; *i < nr; (*i)++) {
 		struct slabx_slab *slab;
@@ -534,7 +699,7 @@ static struct slabx_slab *release_next(struct slabx_cache *s, void **p,
 		if (!p[*i])
 			continue;
 		slab = slabx_obj_slab(s, p[*i]);
-		if (slab)
+		if (slab && (!fresh || slabx_kasan_free_ok(s, p[*i])))
 			return slab;
 	}
 	return NULL;
@@ -547,6 +712,8 @@ static struct slabx_slab *release_next(struct slabx_cache *s, void **p,
  * @nr: entries in @p.
  * @discard: receives slabs that became free beyond the node's keep limit,
  *	for slabx_slab_discard_list() once no lock is held.
+ * @fresh: the objects come straight from a user (slabx_free() and the
+ *	like), not from a sheaf: they pass the checkers' free hook here.
  *
  * Holds each node's lock across runs of its objects. Never frees pages, so
  * it may run with the per-CPU sheaves held.
@@ -554,36 +721,44 @@ static struct slabx_slab *release_next(struct slabx_cache *s, void **p,
  * Return: the number of objects put back (bad pointers are not).
  */
 size_t slabx_slab_release(struct slabx_cache *s, void **p, size_t nr,
-			  struct list_head *discard)
+			  struct list_head *discard, bool fresh)
 {
 	struct slabx_slab *slab;
 	unsigned long flags;
 	size_t i = 0, freed = 0;
 
-	slab = release_next(s, p, nr, &i);
+	slab = release_next(s, p, nr, &i, fresh);
 	while (slab) {
 		struct slabx_node *n = s->node[slab->nid];
 
 		raw_spin_lock_irqsave(&n->lock, flags);
 		slabx_stat_inc(s, SLABX_NODE_LOCK);
 		do {
-			if (!node_double_free(s, slab, p[i])) {
-				slabx_node_put(s, n, slab, p[i], discard);
-				freed++;
-			}
+			freed += node_release(s, n, slab, p[i], fresh, discard);
 			i++;
-			slab = release_next(s, p, nr, &i);
+			slab = release_next(s, p, nr, &i, fresh);
 		} while (slab && s->node[slab->nid] == n);
 		raw_spin_unlock_irqrestore(&n->lock, flags);
 	}
 	return freed;
 }
 
+static size_t slab_flush(struct slabx_cache *s, void **p, size_t nr,
+			 bool fresh)
+{
+	LIST_HEAD(discard);
+	size_t freed;
+
+	freed = slabx_slab_release(s, p, nr, &discard, fresh);
+	slabx_slab_discard_list(s, &discard);
+	return freed;
+}
+
 /**
- * slabx_slab_flush() - put objects back into their slabs and free the
+ * slabx_slab_flush() - put free objects back into their slabs and free the
  *	slabs that became free beyond the keep limit
  * @s: the cache.
- * @p: the objects.
+ * @p: the objects, from sheaves or never handed out.
  * @nr: entries in @p.
  *
  * Context: not with the per-CPU sheaves held.
@@ -591,12 +766,22 @@ size_t slabx_slab_release(struct slabx_cache *s, void **p, size_t nr,
  */
 size_t slabx_slab_flush(struct slabx_cache *s, void **p, size_t nr)
 {
-	LIST_HEAD(discard);
-	size_t freed;
+	return slab_flush(s, p, nr, false);
+}
 
-	freed = slabx_slab_release(s, p, nr, &discard);
-	slabx_slab_discard_list(s, &discard);
-	return freed;
+/**
+ * slabx_slab_free_user() - free objects a user gives back, into their slabs
+ * @s: the cache.
+ * @p: the objects; NULL entries are skipped, bad pointers and double frees
+ *	refused (reported).
+ * @nr: entries in @p.
+ *
+ * Context: not with the per-CPU sheaves held.
+ * Return: the number of objects freed.
+ */
+size_t slabx_slab_free_user(struct slabx_cache *s, void **p, size_t nr)
+{
+	return slab_flush(s, p, nr, true);
 }
 
 /* ---- node structures ------------------------------------------------------- */
@@ -626,6 +811,7 @@ int slabx_nodes_alloc(struct slabx_cache *s)
 			return -ENOMEM;
 		raw_spin_lock_init(&n->lock);
 		INIT_LIST_HEAD(&n->partial);
+		INIT_LIST_HEAD(&n->full);
 		INIT_LIST_HEAD(&n->empty);
 		INIT_LIST_HEAD(&n->rcu_batch[0].slabs);
 		INIT_LIST_HEAD(&n->rcu_batch[1].slabs);
@@ -684,4 +870,66 @@ unsigned long slabx_slabs_release_empty(struct slabx_cache *s,
 	if (released)
 		*released = freed;
 	return inuse;
+}
+
+/*
+ * Report up to *@left objects of @slab still allocated (n->lock held),
+ * with @free (a bitmap of objs_per_slab bits) as scratch: one walk of the
+ * freelist, then one of the objects.
+ */
+static void slab_report_inuse(struct slabx_cache *s, struct slabx_slab *slab,
+			      unsigned long *free, unsigned int *left)
+{
+	unsigned int i;
+	void *f;
+
+	bitmap_zero(free, s->objs_per_slab);
+	for (f = slab->freelist; f; f = slabx_fp_get(s, f))
+		__set_bit(slabx_obj_index(s, slab, f), free);
+	for (i = 0; i < s->objs_per_slab && *left; i++) {
+		void *obj = slab_obj(s, slab, i);
+
+		if (test_bit(i, free) || slabx_slab_rcu_pending(s, slab, obj))
+			continue;
+		pr_err("%s: object %p (slab %p, index %u) still allocated\n",
+		       s->name, obj, slab, i);
+		(*left)--;
+	}
+}
+
+/**
+ * slabx_slabs_report_leaks() - name the first objects still allocated
+ * @s: a cache being destroyed with objects leaked, its sheaves flushed.
+ * @max: objects to name at most.
+ *
+ * As SLUB's "Objects remaining" report: one line per object, with its
+ * slab and index, so that the leak can be found (kmemleak shows where it
+ * was allocated).
+ *
+ * Context: process context (it allocates a scratch bitmap; without one,
+ * nothing is named).
+ */
+void slabx_slabs_report_leaks(struct slabx_cache *s, unsigned int max)
+{
+	unsigned long *free = bitmap_alloc(s->objs_per_slab, GFP_KERNEL);
+	unsigned int left = max;
+	int nid;
+
+	if (!free)
+		return;
+	for_each_node(nid) {
+		struct slabx_node *n = s->node[nid];
+		struct slabx_slab *slab;
+		unsigned long flags;
+
+		raw_spin_lock_irqsave(&n->lock, flags);
+		list_for_each_entry(slab, &n->partial, list)
+			slab_report_inuse(s, slab, free, &left);
+		list_for_each_entry(slab, &n->full, list)
+			slab_report_inuse(s, slab, free, &left);
+		raw_spin_unlock_irqrestore(&n->lock, flags);
+		if (!left)
+			break;
+	}
+	bitmap_free(free);
 }

@@ -43,6 +43,9 @@
 
 #include "slabx_internal.h"
 
+/* Objects named, at most, when a cache is destroyed with objects leaked. */
+#define SLABX_LEAKS_NAMED	16
+
 static bool debug;
 module_param(debug, bool, 0444);
 MODULE_PARM_DESC(debug, "check every free of every cache (SLABX_DEBUG)");
@@ -94,15 +97,15 @@ bool slabx_meta_fail(void)
  * @s: the cache.
  * @what: what was called, for the report.
  *
- * Reported with a warning the first time, counted in free_invalid always.
+ * Reported with a warning (see slabx_report()), counted in free_invalid.
  *
  * Return: true, for slabx_cache_dead().
  */
 bool slabx_cache_misuse(struct slabx_cache *s, const char *what)
 {
 	slabx_stat_inc(s, SLABX_FREE_INVALID);
-	WARN_ONCE(1, "slabx: %s: %s on a cache being destroyed\n", s->name,
-		  what);
+	slabx_report(s, "slabx: %s: %s on a cache being destroyed\n", s->name,
+		     what);
 	return true;
 }
 
@@ -189,21 +192,31 @@ const char * const slabx_stat_names[SLABX_NR_STATS] = {
 /* Objects a user gives back through the slab layer directly. */
 static size_t slab_free_objects(struct slabx_cache *s, void **p, size_t nr)
 {
-	size_t freed = slabx_slab_flush(s, p, nr);
+	size_t freed = slabx_slab_free_user(s, p, nr);
 
 	slabx_stat_add(s, SLABX_FREE_SLOWPATH, freed);
 	return freed;
 }
 
-static void objects_zero(struct slabx_cache *s, gfp_t gfp, void **p,
-			 size_t nr)
+/* Objects handed to a user: see slabx_alloc_hook(). */
+static void objects_hand_out(struct slabx_cache *s, gfp_t gfp, void **p,
+			     size_t nr)
 {
 	size_t i;
 
-	if (!(gfp & __GFP_ZERO))
-		return;
 	for (i = 0; i < nr; i++)
-		memset(p[i], 0, s->object_size);
+		slabx_alloc_hook(s, p[i], gfp, true);
+}
+
+/**
+ * slabx_sheaf_double_free() - report a double free caught on a sheaf
+ * @s: the cache.
+ * @obj: the object, refused.
+ */
+void slabx_sheaf_double_free(struct slabx_cache *s, void *obj)
+{
+	slabx_stat_inc(s, SLABX_FREE_INVALID);
+	slabx_report(s, "slabx: %s: double free of %p\n", s->name, obj);
 }
 
 static bool node_valid(int nid)
@@ -236,7 +249,7 @@ static __always_inline void *cache_alloc(struct slabx_cache *s, gfp_t gfp,
 		}
 		slabx_stat_inc(s, SLABX_ALLOC_SLOWPATH);
 	}
-	objects_zero(s, gfp, &obj, 1);
+	slabx_alloc_hook(s, obj, gfp, true);
 	slabx_stat_inc(s, SLABX_ALLOC);
 	return obj;
 }
@@ -300,7 +313,8 @@ void slabx_free(struct slabx_cache *s, void *obj)
 	/* Sheaves retired by a destroy make sheaves_free() fail: see above. */
 	if (likely(s->sheaf_capacity)) {
 		slab = slabx_obj_slab(s, obj);
-		if (!slab || sheaves_free(s, slab, obj))
+		if (!slab || !slabx_kasan_free_ok(s, obj) ||
+		    sheaves_free(s, slab, obj))
 			return;
 	}
 	/* See "Destroy and late frees" at the top of this file. */
@@ -328,7 +342,8 @@ static int pool_alloc_bulk(struct slabx_cache *s, gfp_t gfp, size_t nr,
 		slabx_stat_inc(s, SLABX_ALLOC_FAIL);
 		return 0;
 	}
-	objects_zero(s, gfp, p, nr);
+	for (i = 0; i < nr; i++)
+		slabx_pool_hand_out(s, p[i], gfp);
 	slabx_stat_add(s, SLABX_ALLOC, nr);
 	return nr;
 }
@@ -372,7 +387,7 @@ int slabx_alloc_bulk(struct slabx_cache *s, gfp_t gfp, size_t nr, void **p)
 		slabx_stat_inc(s, SLABX_ALLOC_FAIL);
 		return 0;
 	}
-	objects_zero(s, gfp, p, nr);
+	objects_hand_out(s, gfp, p, nr);
 	slabx_stat_add(s, SLABX_ALLOC_FASTPATH, fast);
 	slabx_stat_add(s, SLABX_ALLOC_SLOWPATH, slow);
 	slabx_stat_add(s, SLABX_ALLOC, nr);
@@ -486,6 +501,7 @@ static void cache_free(struct slabx_cache *s)
 	slabx_pool_cache_destroy(s);
 	slabx_sheaves_destroy(s);
 	slabx_nodes_free(s);
+	slabx_cache_free_freelist(s);
 	free_percpu(s->stats);
 	kfree_const(s->name);
 	kfree(s);
@@ -566,7 +582,8 @@ static struct slabx_cache *cache_new(const char *name, unsigned int size,
 		s->name = kstrdup_const(name, GFP_KERNEL);
 	if (!slabx_meta_fail())
 		s->stats = alloc_percpu(struct slabx_stats);
-	if (!s->name || !s->stats || slabx_nodes_alloc(s) || slabx_sheaves_init(s) ||
+	if (!s->name || !s->stats || slabx_cache_init_freelist(s) ||
+	    slabx_nodes_alloc(s) || slabx_sheaves_init(s) ||
 	    (args->pool_objects &&
 	     slabx_pool_cache_init(s, args->pool_objects))) {
 		cache_free(s);
@@ -723,6 +740,7 @@ int slabx_cache_destroy(struct slabx_cache *s)
 		mutex_unlock(&slabx_caches_mutex);
 		pr_err("cache %s destroyed with %lu objects still allocated; their slabs are kept\n",
 		       s->name, leaked);
+		slabx_slabs_report_leaks(s, SLABX_LEAKS_NAMED);
 		return -EBUSY;
 	}
 	/* A free that returned the last object may still be counting it. */
@@ -890,6 +908,7 @@ static void __exit slabx_exit(void)
 	}
 	slabx_objpools_exit();
 	slabx_nolock_pages_exit();
+	slabx_slab_account_exit();
 	destroy_workqueue(slabx_wq);
 }
 

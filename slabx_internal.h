@@ -7,6 +7,9 @@
 
 #include <linux/atomic.h>
 #include <linux/irq_work.h>
+#include <linux/kasan-checks.h>
+#include <linux/kasan.h>
+#include <linux/kmemleak.h>
 #include <linux/llist.h>
 #include <linux/list.h>
 #include <linux/mm.h>
@@ -96,7 +99,7 @@ struct slabx_cpu_sheaves {
 
 /**
  * struct slabx_slab - header at the start of every slab
- * @list: on its node's partial or empty list, or self-linked when full.
+ * @list: on its node's partial, full or empty list.
  * @cache: owner.
  * @freelist: first free object; each free object holds the next one.
  * @inuse: objects handed out from this slab.
@@ -145,6 +148,7 @@ struct slabx_rcu_batch {
  * struct slabx_node - one NUMA node's slabs of one cache
  * @lock: protects everything below.
  * @partial: slabs with both free and allocated objects.
+ * @full: slabs with every object allocated (or waiting for RCU).
  * @empty: fully free slabs, at most %SLABX_NODE_KEEP_EMPTY.
  * @nr_partial: length of @partial.
  * @nr_empty: length of @empty.
@@ -162,6 +166,7 @@ struct slabx_rcu_batch {
 struct slabx_node {
 	raw_spinlock_t lock;
 	struct list_head partial;
+	struct list_head full;
 	struct list_head empty;
 	unsigned long nr_partial;
 	unsigned long nr_empty;
@@ -193,6 +198,13 @@ struct slabx_stats {
  * @align: effective object alignment.
  * @first_offset: offset of the first object from the slab start.
  * @fp_offset: where a free object stores the next free one.
+ * @fp_random: with %CONFIG_SLAB_FREELIST_HARDENED, the secret mixed into
+ *	every stored free pointer.
+ * @random_seq: with %CONFIG_SLAB_FREELIST_RANDOM, a random permutation of
+ *	the object indexes of a slab: new slabs link their free objects in
+ *	this order, from a per-slab start; NULL without the option.
+ * @random_salt: with @random_seq, the secret mixed into each slab's
+ *	start.
  * @order: page order of every slab.
  * @objs_per_slab: objects in one slab.
  * @flags: SLABX_* flags.
@@ -211,7 +223,8 @@ struct slabx_stats {
  *	opened and not yet freed.
  * @rcu_barrier_mutex: serialises slabx_rcu_barrier() calls.
  * @pool: in pool mode, the objects' pool; NULL otherwise.
- * @nolock_deferred: objects slabx_free_nolock() could not free at once.
+ * @nolock_deferred: objects slabx_free_nolock() could not free at once,
+ *	linked through their free pointers (see nolock.c).
  * @nolock_work: frees @nolock_deferred from a safe context.
  * @list: on slabx_caches (or slabx_zombies after a leaky destroy).
  * @debugfs: the cache's debugfs directory.
@@ -224,6 +237,11 @@ struct slabx_cache {
 	unsigned int align;
 	unsigned int first_offset;
 	unsigned int fp_offset;
+#ifdef CONFIG_SLAB_FREELIST_HARDENED
+	unsigned long fp_random;
+#endif
+	unsigned int *random_seq;
+	unsigned long random_salt;
 	unsigned int order;
 	unsigned int objs_per_slab;
 	unsigned int flags;
@@ -238,7 +256,7 @@ struct slabx_cache {
 	atomic_t rcu_inflight[2];
 	struct mutex rcu_barrier_mutex;	/* serialises slabx_rcu_barrier() */
 	struct slabx_objpool_head *pool;
-	struct llist_head nolock_deferred;
+	void *nolock_deferred;
 	struct irq_work nolock_work;
 	struct list_head list;
 	struct dentry *debugfs;
@@ -272,6 +290,20 @@ static inline bool slabx_fault_hit(atomic_t *left)
 /* Whether this metadata allocation is to fail (slabx_fault_inject_meta()). */
 bool slabx_meta_fail(void);
 
+/*
+ * Report a misuse of @s: with a warning every time in a %SLABX_DEBUG cache
+ * (where tests expect each one), once per call site otherwise.
+ */
+#define slabx_report(s, fmt, ...)					\
+	do {								\
+		static bool __section(".data..once") __reported;	\
+									\
+		if (((s)->flags & SLABX_DEBUG) || !__reported) {	\
+			__reported = true;				\
+			WARN(1, fmt, ##__VA_ARGS__);			\
+		}							\
+	} while (0)
+
 bool slabx_cache_misuse(struct slabx_cache *s, const char *what);
 
 /*
@@ -290,10 +322,37 @@ static inline struct slabx_barn *slabx_local_barn(struct slabx_cache *s)
 
 /* ---- slab geometry: inline, for the hot paths (the slab layer is slab.c) ---- */
 
-/* Where a free object stores the next free object of its slab. */
-static inline void **slabx_fp(struct slabx_cache *s, void *obj)
+/*
+ * The free pointer: where a free object stores the next free object of its
+ * slab. It lives in free (KASAN-poisoned) memory, so it is read and written
+ * without KASAN checks, and with %CONFIG_SLAB_FREELIST_HARDENED it is
+ * stored mixed with a per-cache secret and its own address, so that a
+ * stray write or a leaked value does not give a usable pointer.
+ */
+static inline unsigned long slabx_fp_mix(const struct slabx_cache *s,
+					 unsigned long val, void *where)
 {
-	return obj + s->fp_offset;
+#ifdef CONFIG_SLAB_FREELIST_HARDENED
+	return val ^ s->fp_random ^ swab((unsigned long)where);
+#else
+	return val;
+#endif
+}
+
+static __no_kasan_or_inline void *slabx_fp_get(const struct slabx_cache *s,
+					       void *obj)
+{
+	unsigned long *where = obj + s->fp_offset;
+
+	return (void *)slabx_fp_mix(s, *where, where);
+}
+
+static __no_kasan_or_inline void slabx_fp_set(const struct slabx_cache *s,
+					      void *obj, void *next)
+{
+	unsigned long *where = obj + s->fp_offset;
+
+	*where = slabx_fp_mix(s, (unsigned long)next, where);
 }
 
 static inline void *slabx_slab_base(struct slabx_slab *slab)
@@ -327,6 +386,17 @@ static inline unsigned int slabx_obj_index(struct slabx_cache *s,
 				 s->stride_recip);
 }
 
+/*
+ * Whether @slab, found from a pointer a user gave, is a slab of @s. For a
+ * pointer that is no object of ours it is memory of someone else (KASAN
+ * may have poisoned it): read without KASAN checks.
+ */
+static __no_kasan_or_inline bool slabx_slab_header_ok(struct slabx_cache *s,
+						      struct slabx_slab *slab)
+{
+	return slab->magic == SLABX_SLAB_MAGIC && slab->cache == s;
+}
+
 /**
  * slabx_obj_slab() - the slab of an object being freed
  * @s: the cache the object should belong to.
@@ -342,25 +412,174 @@ static __always_inline struct slabx_slab *
 slabx_obj_slab(struct slabx_cache *s, void *obj)
 {
 	struct slabx_slab *slab;
-	unsigned long off;
+	unsigned long off, idx;
 
 	if (!virt_addr_valid(obj))
 		goto bad;
 	slab = slabx_addr_to_slab(s, obj);
-	if (slab->magic != SLABX_SLAB_MAGIC || slab->cache != s)
+	if (!slabx_slab_header_ok(s, slab))
 		goto bad;
 	off = obj - slabx_slab_base(slab);
 	if (off < s->first_offset || obj >= slabx_slab_end(s, slab))
 		goto bad;
 	off -= s->first_offset;
-	if (reciprocal_divide(off, s->stride_recip) * s->stride != off)
+	idx = reciprocal_divide(off, s->stride_recip);
+	/* Not the space after the last object, nor inside an object. */
+	if (idx >= s->objs_per_slab || idx * s->stride != off)
 		goto bad;
 	return slab;
 bad:
 	slabx_stat_inc(s, SLABX_FREE_INVALID);
-	WARN_ONCE(1, "slabx: %s: free of %p, not an object of this cache\n",
-		  s->name, obj);
+	slabx_report(s, "slabx: %s: free of %p, not an object of this cache\n",
+		     s->name, obj);
 	return NULL;
+}
+
+/*
+ * After init_on_free cleared an object, its free pointer is all that is
+ * left; it may reach past a tiny object, into poisoned bytes.
+ */
+static __no_kasan_or_inline void slabx_fp_wipe(const struct slabx_cache *s,
+					       void *obj)
+{
+	*(unsigned long *)(obj + s->fp_offset) = 0;
+}
+
+/* ---- what the kernel's memory checkers see (inline: hot paths) ---------- */
+
+/*
+ * KASAN (generic): a free object is poisoned wherever it waits, the bytes
+ * between the end of an object and the next one are a redzone, and an
+ * allocation unpoisons exactly the object's size. The shadow is written
+ * directly (kasan_mem_to_shadow() is inline; KASAN's own poisoning helpers
+ * are not exported to modules), with the values KASAN's reports decode
+ * (mm/kasan/kasan.h): a free object reads as slab-use-after-free, the
+ * redzone as slab-out-of-bounds. Shadow writes are plain stores, safe in
+ * any context, NMI included.
+ */
+#ifdef CONFIG_KASAN_GENERIC
+#define SLABX_KASAN_GRANULE	BIT(KASAN_SHADOW_SCALE_SHIFT)
+#define SLABX_KASAN_FREE	0xfb
+#define SLABX_KASAN_REDZONE	0xfc
+/* Redzone bytes at least, after every object (KASAN builds only). */
+#define SLABX_KASAN_MIN_REDZONE	16
+
+static inline void slabx_kasan_shadow(const void *addr, size_t size, u8 value)
+{
+	__memset(kasan_mem_to_shadow(addr), value,
+		 size >> KASAN_SHADOW_SCALE_SHIFT);
+}
+
+/* Accessible: the object's bytes, a partial last granule included. */
+static inline void slabx_kasan_unpoison(struct slabx_cache *s, void *obj)
+{
+	size_t whole = round_down(s->object_size, SLABX_KASAN_GRANULE);
+	u8 part = s->object_size & (SLABX_KASAN_GRANULE - 1);
+
+	slabx_kasan_shadow(obj, whole, 0);
+	if (part)
+		__memset(kasan_mem_to_shadow(obj + whole), part, 1);
+}
+
+static inline void slabx_kasan_poison(struct slabx_cache *s, void *obj)
+{
+	slabx_kasan_shadow(obj, round_up(s->object_size, SLABX_KASAN_GRANULE),
+			   SLABX_KASAN_FREE);
+}
+
+/* A new slab's object: free, followed by its redzone. */
+static inline void slabx_kasan_poison_new(struct slabx_cache *s, void *obj)
+{
+	size_t used = round_up(s->object_size, SLABX_KASAN_GRANULE);
+
+	slabx_kasan_poison(s, obj);
+	slabx_kasan_shadow(obj + used, s->stride - used, SLABX_KASAN_REDZONE);
+}
+
+/*
+ * Whether @obj may be freed: an object KASAN sees free (a double free, or
+ * a free of an object that never left the cache) gets a KASAN report
+ * naming the caller, and is refused.
+ */
+static __always_inline bool slabx_kasan_free_ok(struct slabx_cache *s,
+						void *obj)
+{
+	if (likely(kasan_check_read(obj, 1)))
+		return true;
+	slabx_stat_inc(s, SLABX_FREE_INVALID);
+	return false;
+}
+#else
+#define SLABX_KASAN_MIN_REDZONE	0
+static inline void slabx_kasan_shadow(const void *addr, size_t size, u8 value) { }
+static inline void slabx_kasan_unpoison(struct slabx_cache *s, void *obj) { }
+static inline void slabx_kasan_poison(struct slabx_cache *s, void *obj) { }
+static inline void slabx_kasan_poison_new(struct slabx_cache *s, void *obj) { }
+static inline bool slabx_kasan_free_ok(struct slabx_cache *s, void *obj)
+{
+	return true;
+}
+#endif
+
+/*
+ * init_on_alloc and init_on_free, as SLUB applies them to kmem_cache
+ * objects: not to constructed objects, whose state must survive a free
+ * (%__GFP_ZERO still zeroes, as documented).
+ */
+static __always_inline bool slabx_init_on_alloc(struct slabx_cache *s,
+						gfp_t gfp)
+{
+	if (static_branch_maybe(CONFIG_INIT_ON_ALLOC_DEFAULT_ON, &init_on_alloc))
+		return !s->ctor || (gfp & __GFP_ZERO);
+	return gfp & __GFP_ZERO;
+}
+
+static __always_inline bool slabx_init_on_free(struct slabx_cache *s)
+{
+	return static_branch_maybe(CONFIG_INIT_ON_FREE_DEFAULT_ON,
+				   &init_on_free) && !s->ctor;
+}
+
+/**
+ * slabx_alloc_hook() - an object is handed to a user
+ * @s: its cache.
+ * @obj: the object.
+ * @gfp: the allocation's flags (%__GFP_ZERO, and kmemleak's context).
+ * @track: register the object with kmemleak (false where kmemleak may not
+ *	be called, and for pool-mode objects, which live inside a block
+ *	kmemleak already knows).
+ */
+static __always_inline void slabx_alloc_hook(struct slabx_cache *s, void *obj,
+					     gfp_t gfp, bool track)
+{
+	slabx_kasan_unpoison(s, obj);
+	if (unlikely(slabx_init_on_alloc(s, gfp)))
+		memset(obj, 0, s->object_size);
+	else if (unlikely(slabx_init_on_free(s)))
+		slabx_fp_wipe(s, obj);
+	if (track)
+		kmemleak_alloc(obj, s->object_size, 1, gfp);
+}
+
+/**
+ * slabx_free_hook() - an object a user gave back becomes free
+ * @s: its cache.
+ * @obj: the object, accepted (slabx_kasan_free_ok() and the cache's own
+ *	checks said so).
+ * @untrack: tell kmemleak (not in NMI; freeing an object kmemleak does not
+ *	know is harmless).
+ *
+ * Context: any; the free pointer and what slabx keeps in a free object
+ * are written afterwards, without KASAN checks.
+ */
+static __always_inline void slabx_free_hook(struct slabx_cache *s, void *obj,
+					    bool untrack)
+{
+	if (untrack)
+		kmemleak_free(obj);
+	if (unlikely(slabx_init_on_free(s)))
+		memset(obj, 0, s->object_size);
+	slabx_kasan_poison(s, obj);
 }
 
 /* slabx.c: the module and the caches */
@@ -371,10 +590,14 @@ extern const char * const slabx_stat_names[SLABX_NR_STATS];
 /* slab.c: the slab layer, for the layers above it */
 void slabx_cache_set_geometry(struct slabx_cache *s, unsigned int size,
 			      unsigned int align);
+int slabx_cache_init_freelist(struct slabx_cache *s);
+void slabx_cache_free_freelist(struct slabx_cache *s);
 int slabx_nodes_alloc(struct slabx_cache *s);
 void slabx_nodes_free(struct slabx_cache *s);
 unsigned long slabx_slabs_release_empty(struct slabx_cache *s,
 					unsigned long *released);
+void slabx_slabs_report_leaks(struct slabx_cache *s, unsigned int max);
+void slabx_slab_account_exit(void);
 void slabx_node_put(struct slabx_cache *s, struct slabx_node *n,
 		    struct slabx_slab *slab, void *obj,
 		    struct list_head *discard);
@@ -384,9 +607,10 @@ unsigned int slabx_slab_take(struct slabx_cache *s, int nid, void **p,
 unsigned int slabx_slab_fill(struct slabx_cache *s, gfp_t gfp, int nid,
 			     void **p, unsigned int nr);
 size_t slabx_slab_release(struct slabx_cache *s, void **p, size_t nr,
-			  struct list_head *discard);
+			  struct list_head *discard, bool fresh);
 void slabx_slab_discard_list(struct slabx_cache *s, struct list_head *list);
 size_t slabx_slab_flush(struct slabx_cache *s, void **p, size_t nr);
+size_t slabx_slab_free_user(struct slabx_cache *s, void **p, size_t nr);
 void *slabx_slab_trytake(struct slabx_cache *s, int nid);
 void *slabx_slab_trynew(struct slabx_cache *s, int nid);
 bool slabx_slab_tryput(struct slabx_cache *s, struct slabx_slab *slab,
@@ -472,13 +696,51 @@ static __always_inline void pcs_unlock(struct slabx_cpu_sheaves *pcs)
 	preempt_enable();
 }
 
-/* Free into held sheaves. Return: false when main is full and stays so. */
+/*
+ * Shrink @sheaf to @size objects. kmemleak scans a sheaf whole, the slots
+ * past its size too: with kmemleak built in, the slots left are cleared,
+ * or a stale pointer there would hide a leaked object.
+ */
+static __always_inline void slabx_sheaf_forget(struct slabx_sheaf *sheaf,
+					       unsigned int size)
+{
+	if (IS_ENABLED(CONFIG_DEBUG_KMEMLEAK))
+		memset(sheaf->objects + size, 0,
+		       (sheaf->size - size) * sizeof(void *));
+	sheaf->size = size;
+}
+
+void slabx_sheaf_double_free(struct slabx_cache *s, void *obj);
+
+/*
+ * With %CONFIG_SLAB_FREELIST_HARDENED, whether @obj is the object last
+ * freed into the held sheaves: freeing it again is refused and reported,
+ * as SLUB catches the same on its freelist.
+ */
+static __always_inline bool pcs_double_free(struct slabx_cache *s,
+					    struct slabx_cpu_sheaves *pcs,
+					    void *obj)
+{
+	struct slabx_sheaf *main = pcs->main;
+
+	if (!IS_ENABLED(CONFIG_SLAB_FREELIST_HARDENED) || !main->size ||
+	    likely(main->objects[main->size - 1] != obj))
+		return false;
+	slabx_sheaf_double_free(s, obj);
+	return true;
+}
+
+/*
+ * Free a user's object into held sheaves, where it becomes free for the
+ * checkers. Return: false when main is full and stays so.
+ */
 static __always_inline bool pcs_push(struct slabx_cache *s,
 				     struct slabx_cpu_sheaves *pcs, void *obj)
 {
 	if (unlikely(pcs->main->size == pcs->main->capacity) &&
 	    !slabx_sheaves_main_make_room(s, pcs))
 		return false;
+	slabx_free_hook(s, obj, true);
 	pcs->main->objects[pcs->main->size++] = obj;
 	return true;
 }
@@ -503,8 +765,10 @@ static __always_inline void *sheaves_alloc(struct slabx_cache *s, gfp_t gfp,
 	if (!pcs)
 		return NULL;
 	if ((nid == NUMA_NO_NODE || nid == numa_mem_id()) &&
-	    (likely(pcs->main->size) || slabx_sheaves_main_refill(s, pcs, gfp)))
-		obj = pcs->main->objects[--pcs->main->size];
+	    (likely(pcs->main->size) || slabx_sheaves_main_refill(s, pcs, gfp))) {
+		obj = pcs->main->objects[pcs->main->size - 1];
+		slabx_sheaf_forget(pcs->main, pcs->main->size - 1);
+	}
 	pcs_unlock(pcs);
 	if (obj)
 		slabx_stat_inc(s, SLABX_ALLOC_FASTPATH);
@@ -519,7 +783,8 @@ static __always_inline void *sheaves_alloc(struct slabx_cache *s, gfp_t gfp,
  *
  * The object is counted as freed (free and free_fastpath) when done.
  *
- * Return: true when done, false when the caller must take the slab path:
+ * Return: true when done (or refused as a double free), false when the
+ * caller must take the slab path:
  * the sheaves are busy (re-entrant call, or the cache is being destroyed)
  * or @obj is of another node.
  */
@@ -535,6 +800,10 @@ static __always_inline bool sheaves_free(struct slabx_cache *s,
 	if (slab->nid != numa_mem_id()) {
 		pcs_unlock(pcs);
 		return false;
+	}
+	if (pcs_double_free(s, pcs, obj)) {
+		pcs_unlock(pcs);
+		return true;
 	}
 	done = pcs_push(s, pcs, obj);
 	if (likely(done)) {
@@ -577,6 +846,7 @@ void slabx_objpools_exit(void);
 int slabx_pool_cache_init(struct slabx_cache *s, unsigned int nr);
 void slabx_pool_cache_destroy(struct slabx_cache *s);
 void *slabx_pool_cache_alloc(struct slabx_cache *s, gfp_t gfp);
+void slabx_pool_hand_out(struct slabx_cache *s, void *obj, gfp_t gfp);
 void slabx_pool_cache_free(struct slabx_cache *s, void *obj);
 
 /* trylock_pages.c: the page provider */

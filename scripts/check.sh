@@ -25,18 +25,41 @@ read -r p q <<< "${model:-0 1}"
 passed=$((passed + p))
 failed=$((failed + q))
 
-for f in $flavours; do
-	rm -f "$SLABX_OUT/$f-check/counts"
-	"$SLABX_TOP/scripts/run-tests.sh" "$f" check ||
-		{ echo "check: $f failed" >&2; fail=1; }
-	if [ -f "$SLABX_OUT/$f-check/counts" ]; then
-		read -r p q < "$SLABX_OUT/$f-check/counts"
+# One guest run: FLAVOUR, then optionally a VARIANT name and its kernel
+# command line (see run-tests.sh); its counts are added to the totals.
+run_guest()
+{
+	local f=$1 variant=${2:-} dir
+
+	dir=$SLABX_OUT/$f${variant:+-$variant}-check
+	rm -f "$dir/counts"
+	SLABX_VARIANT=$variant SLABX_CMDLINE=${3:-} \
+		"$SLABX_TOP/scripts/run-tests.sh" "$f" check ||
+		{ echo "check: $f ${variant:-} failed" >&2; fail=1; }
+	if [ -f "$dir/counts" ]; then
+		read -r p q < "$dir/counts"
 	else
 		p=0 q=1
 	fi
 	passed=$((passed + p))
 	failed=$((failed + q))
+}
+
+for f in $flavours; do
+	run_guest "$f"
 done
+
+# kmemleak on (the debug kernel has it, off unless asked for): the
+# kselftests and the suites that cover every path an object takes; the
+# stress suites would take too long with kmemleak under TCG.
+[[ " $flavours " != *" debug "* ]] ||
+	run_guest debug kmemleak "kmemleak=on slabx.tests=slabx_test,slabx_sheaf_test,slabx_rcu_test,slabx_nolock_test,slabx_objpool_test,slabx_checkers_test"
+
+# Once more under UML with slabx's debug=1 (every cache a SLABX_DEBUG one,
+# without sheaves: the slab layer alone, each misuse reported) and the
+# kernel's init_on_alloc/init_on_free switches on.
+[[ " $flavours " != *" um "* ]] ||
+	run_guest um debug1 "slabx.debug=1 init_on_alloc=1 init_on_free=1"
 
 [ $fail -eq 0 ] || [ $failed -gt 0 ] || failed=1
 echo "$passed passed, $failed failed" | tee "$SLABX_OUT/check-summary"

@@ -19,11 +19,15 @@ export SLABX_MODULES=/modules
 
 mode=check
 hostfs=
+params=
+tests=
 read -r cmdline < /proc/cmdline
 for arg in $cmdline; do
 	case "$arg" in
 	slabx.mode=*) mode=${arg#slabx.mode=} ;;
 	slabx.hostfs=*) hostfs=${arg#slabx.hostfs=} ;;
+	slabx.tests=*) tests=$(echo "${arg#slabx.tests=}" | tr , ' ') ;;
+	slabx.*=*) params="$params ${arg#slabx.}" ;;
 	esac
 done
 if [ -n "$hostfs" ]; then
@@ -80,9 +84,27 @@ selftests()
 case "$mode" in
 check)
 	selftests > /tmp/selftests.ktap
-	insmod /modules/slabx.ko
-	for m in /modules/tests/*_test.ko; do
-		insmod "$m"
+	# shellcheck disable=SC2086 # one word per parameter
+	insmod /modules/slabx.ko $params
+	# The KUnit modules (those slabx.tests= names, or all). The tests that
+	# provoke reports on purpose come last: a KASAN report turns lockdep
+	# off for the rest of the boot.
+	if [ -z "$tests" ]; then
+		for m in /modules/tests/*_test.ko; do
+			m=${m##*/}
+			tests="$tests ${m%.ko}"
+		done
+	fi
+	for m in $tests; do
+		case "$m" in
+		*_reports_test) ;;
+		*) insmod "/modules/tests/$m.ko" ;;
+		esac
+	done
+	for m in $tests; do
+		case "$m" in
+		*_reports_test) insmod "/modules/tests/$m.ko" ;;
+		esac
 	done
 	{
 		echo "SLABX-SELFTESTS-BEGIN"
@@ -92,8 +114,8 @@ check)
 		kunit_results
 		echo "SLABX-KUNIT-END"
 	} >> "$RESULTS"
-	for m in /modules/tests/*_test.ko; do
-		rmmod "$(basename "$m" .ko)"
+	for m in $tests; do
+		rmmod "$m"
 	done
 	rmmod slabx
 	;;

@@ -12,6 +12,20 @@
 #   um:    User-mode Linux, one CPU
 # Logs: build/FLAVOUR-MODE/{console.log,results.txt}; counts of a check in
 # build/FLAVOUR-check/counts ("passed failed").
+#
+# SLABX_CMDLINE adds to the guest kernel's command line (slabx.PARAM=VALUE
+# becomes a parameter of slabx.ko, slabx.tests=MOD,MOD... loads only those
+# KUnit modules); SLABX_VARIANT names such a run, which then logs into
+# build/FLAVOUR-VARIANT-MODE/. kmemleak, built into the debug kernels, is
+# off unless the command line turns it on: it serialises every allocation
+# of the kernel, too slow for the stress tests under TCG.
+#
+# A test that provokes a report on purpose prints
+#   slabx-expect: BEGIN NAME: KIND: TEXT
+# before it and "slabx-expect: END NAME" after it: the run fails unless a
+# line with TEXT came in between. KIND says which splat lines the report
+# brings: "kasan" (BUG: KASAN:), "warning" (WARNING:) or "log" (none);
+# any other splat in between still fails the run (see check_splats).
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 
@@ -21,7 +35,10 @@ limit=${SLABX_TIMEOUT:-900}
 
 kdir=$("$SLABX_TOP/scripts/kernel.sh" "$flavour")
 mod=$(KDIR=$kdir "$SLABX_TOP/scripts/build-module.sh" "$flavour")
-out=$SLABX_OUT/$flavour-$mode
+cmdline=${SLABX_CMDLINE:-}
+[[ "$cmdline" == *kmemleak=* ]] || cmdline="kmemleak=off $cmdline"
+tests=$(sed -n 's/.*slabx\.tests=\([^ ]*\).*/\1/p' <<< "$cmdline" | tr , ' ')
+out=$SLABX_OUT/$flavour${SLABX_VARIANT:+-$SLABX_VARIANT}-$mode
 rm -rf "$out"
 mkdir -p "$out"
 
@@ -81,7 +98,7 @@ boot_x86_64()
 		-numa "node,nodeid=1,cpus=$half-$((cpus - 1)),memdev=m1" \
 		-kernel "$kdir/arch/x86/boot/bzImage" \
 		-initrd "$out/initramfs.cpio" \
-		-append "console=ttyS0 panic=-1 slabx.mode=$mode" \
+		-append "console=ttyS0 panic=-1 kasan_multi_shot slabx.mode=$mode $cmdline" \
 		-display none -monitor none -no-reboot \
 		-serial "file:$out/console.log" -serial "file:$out/results.txt" \
 		< /dev/null
@@ -90,9 +107,10 @@ boot_x86_64()
 # shellcheck disable=SC2317 # called as "boot_$(flavour_arch ...)"
 boot_um()
 {
+	# shellcheck disable=SC2086 # $cmdline: one word per argument
 	timeout --foreground -k 10 "$limit" "$kdir/linux" mem=1G \
 		initrd="$out/initramfs.cpio" con0=fd:0,fd:1 con=null \
-		panic=-1 slabx.mode="$mode" slabx.hostfs="$out" \
+		panic=-1 slabx.mode="$mode" slabx.hostfs="$out" $cmdline \
 		< /dev/null > "$out/console.log" 2>&1
 }
 
@@ -111,9 +129,48 @@ SPLATS+='|blocked for more than|soft lockup|hard LOCKUP|UBSAN|ODEBUG'
 SPLATS+='|list_add corruption|list_del corruption|Call Trace:'
 SPLATS+='|sleeping function called from invalid context'
 
+# The console log without the reports tests asked for. In each window of
+# an expected report, the lines with its TEXT go, and of the report
+# itself one splat header of its KIND and one call trace; a second header
+# or trace (another report in the window) stays for check_splats to find.
+# The run fails when a window lacks its report or never ends.
+expected_reports()
+{
+	awk -v out="$out/expected.txt" '
+	{ sub(/\r$/, "") }
+	/slabx-expect: BEGIN / {
+		if (name != "") { print "unended window " name > "/dev/stderr"; bad = 1 }
+		s = $0; sub(/.*slabx-expect: BEGIN /, "", s)
+		name = s; sub(/: .*/, "", name)
+		kind = s; sub(/^[^:]*: /, "", kind)
+		text = kind; sub(/: .*/, "", kind); sub(/^[^:]*: /, "", text)
+		allow = kind == "kasan" ? "BUG: KASAN:" : kind == "warning" ? "WARNING:" : ""
+		seen = 0; headers = 0; traces = 0; next
+	}
+	/slabx-expect: END / {
+		if (name == "") { print "END without BEGIN: " $0 > "/dev/stderr"; bad = 1; next }
+		if (!seen) { print "expected report did not come: " name ": " text > "/dev/stderr"; bad = 1 }
+		else print name ": " text > out
+		name = ""; next
+	}
+	name != "" && allow != "" && index($0, allow) && !headers++ {
+		if (index($0, text)) seen = 1
+		next
+	}
+	name != "" && index($0, text) && !seen { seen = 1; next }
+	name != "" && allow != "" && /Call Trace:/ && !traces++ { next }
+	{ print }
+	END {
+		if (name != "") { print "unended window " name > "/dev/stderr"; bad = 1 }
+		exit bad
+	}' "$out/console.log" > "$out/console-unexpected.log"
+}
+
 check_splats()
 {
-	if grep -E -n "$SPLATS" "$out/console.log" > "$out/splats.txt"; then
+	: > "$out/expected.txt"
+	expected_reports || { echo "FAIL: expected reports" >&2; return 1; }
+	if grep -E -n "$SPLATS" "$out/console-unexpected.log" > "$out/splats.txt"; then
 		echo "FAIL: kernel splat in $out/console.log:" >&2
 		head -20 "$out/splats.txt" >&2
 		return 1
@@ -146,9 +203,15 @@ parse_section()
 # Suites the test modules define must all have reported.
 check_suites()
 {
-	local want missing=0
+	local want missing=0 files=("$SLABX_TOP"/tests/*.c) m
 
-	want=$(grep -h -A1 'static struct kunit_suite' "$SLABX_TOP"/tests/*.c |
+	if [ -n "$tests" ]; then
+		files=()
+		for m in $tests; do
+			files+=("$SLABX_TOP/tests/$m.c")
+		done
+	fi
+	want=$(grep -h -A1 'static struct kunit_suite' "${files[@]}" |
 		sed -n 's/.*\.name = "\(.*\)",/\1/p')
 	for s in $want; do
 		grep -q "^# Subtest: $s\$" <(sed 's/^ *//' "$out/KUNIT.ktap") ||

@@ -90,6 +90,23 @@ static inline int cache_destroy(struct kunit *test, struct slabx_cache *s)
 	return slabx_cache_destroy(s);
 }
 
+/*
+ * Skip a case that needs caches with sheaves: slabx loaded with debug=1
+ * makes every cache a %SLABX_DEBUG one, which has none.
+ */
+static inline void require_sheaves(struct kunit *test)
+{
+	struct slabx_cache *probe;
+	struct slabx_info info;
+
+	probe = slabx_cache_create("kunit-probe-sheaves", 64, NULL);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, probe);
+	slabx_cache_info(probe, &info);
+	slabx_cache_destroy(probe);
+	if (!info.sheaf_capacity)
+		kunit_skip(test, "needs sheaves, which slabx's debug=1 turns off");
+}
+
 /* A cache with sheaves of @capacity objects (0: the default). */
 static inline struct slabx_cache *cache(struct kunit *test,
 					const char *name, unsigned int size,

@@ -1135,6 +1135,8 @@ static void pool_cache_memory_failure(struct kunit *test)
 	struct slabx_cache_args plain = { .flags = SLABX_NO_SHEAVES };
 	struct slabx_cache_args pool = { .pool_objects = 8 };
 
+	require_sheaves(test);
+
 	KUNIT_EXPECT_EQ(test,
 			create_until_success(test, "kunit-poolmode-nomem", &pool),
 			create_until_success(test, "kunit-nosheaves-nomem",

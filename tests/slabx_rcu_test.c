@@ -126,6 +126,8 @@ static void reader_keeps_objects(struct kunit *test)
 	int bad, got, i, found = 0;
 	struct snap sn;
 
+	require_sheaves(test);
+
 	KUNIT_ASSERT_NOT_NULL(test, o);
 	KUNIT_ASSERT_NOT_NULL(test, tmp);
 	pin(test, 0);
@@ -179,6 +181,8 @@ static void full_sheaf_to_barn_for_other_cpu(struct kunit *test)
 	struct snap sn;
 	int a, b;
 
+	require_sheaves(test);
+
 	a = same_node_pair(&b);
 	if (a < 0) {		/* one CPU (UML): the same path, on it */
 		a = 0;
@@ -214,6 +218,8 @@ static void rcu_sheaves_flushed_when_barn_full(struct kunit *test)
 	struct slabx_cache *s = cache(test, "kunit-rcu-flush", 64, 4);
 	void **o = kunit_kcalloc(test, 46, sizeof(*o), GFP_KERNEL);
 	struct snap sn;
+
+	require_sheaves(test);
 
 	KUNIT_ASSERT_NOT_NULL(test, o);
 	pin(test, 0);
@@ -353,6 +359,8 @@ static void free_rcu_from_hardirq(struct kunit *test)
 	unsigned long flags;
 	struct snap sn;
 
+	require_sheaves(test);
+
 	KUNIT_ASSERT_NOT_NULL(test, f);
 	f->o = kunit_kcalloc(test, HARDIRQ_OBJS, sizeof(*f->o), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, f->o);
@@ -479,6 +487,8 @@ static void barrier_is_per_cache(struct kunit *test)
 	struct slabx_cache *a, *b;
 	void *o[3], *p[3];
 	struct snap sn;
+
+	require_sheaves(test);
 
 	a = cache(test, "kunit-rcu-a", 64, 16);
 	b = cache(test, "kunit-rcu-b", 64, 16);

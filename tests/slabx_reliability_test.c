@@ -251,6 +251,8 @@ static void shrink_with_barn_at_empty_limit(struct kunit *test)
 	struct slabx_cache *s;
 	void **p;
 
+	require_sheaves(test);
+
 	p = kunit_kmalloc_array(test, nr, sizeof(*p), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, p);
 	pin(test, 0);

@@ -34,6 +34,8 @@ static void alloc_free_paths(struct kunit *test)
 	struct snap sn;
 	void *o[9];
 
+	require_sheaves(test);
+
 	pin(test, 0);
 	snap_take(s, &sn);
 	o[0] = slabx_alloc(s, GFP_KERNEL);
@@ -84,6 +86,8 @@ static void barn_put_and_get(struct kunit *test)
 	struct snap sn;
 	void *o[40];
 
+	require_sheaves(test);
+
 	pin(test, 0);
 	alloc_n(test, s, o, 40);
 	slabx_cache_shrink(s);		/* main empty, no spare, barn empty */
@@ -127,6 +131,8 @@ static void barn_limit_and_shrinker(struct kunit *test)
 	void **o = kunit_kcalloc(test, 80, sizeof(*o), GFP_KERNEL);
 	struct slabx_info before, after;
 	struct snap sn;
+
+	require_sheaves(test);
 
 	KUNIT_ASSERT_NOT_NULL(test, o);
 	pin(test, 0);
@@ -193,6 +199,8 @@ static void refill_with_nowait_gfp(struct kunit *test)
 	struct snap sn;
 	void *keep, *o[3];
 
+	require_sheaves(test);
+
 	pin(test, 0);
 	keep = slabx_alloc(s, GFP_KERNEL);	/* a partial slab stays */
 	KUNIT_ASSERT_NOT_NULL(test, keep);
@@ -229,6 +237,8 @@ static void bulk_through_sheaves(struct kunit *test)
 	struct slabx_cache *s = cache(test, "kunit-sbulk", 64, 16);
 	struct snap sn;
 	void *o[40];
+
+	require_sheaves(test);
 
 	pin(test, 0);
 	alloc_n(test, s, o, 40);
@@ -361,6 +371,8 @@ static void prefill_critical_section(struct kunit *test)
 	void **o;
 	int i;
 
+	require_sheaves(test);
+
 	o = kunit_kcalloc(test, 58, sizeof(*o), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, o);
 	snap_take(s, &sn);
@@ -398,6 +410,8 @@ static void prefill_fast_and_return(struct kunit *test)
 	struct slabx_sheaf *sheaf, *other;
 	struct snap sn;
 	void *o[2];
+
+	require_sheaves(test);
 
 	pin(test, 0);
 	snap_take(s, &sn);

@@ -1,0 +1,402 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit suites that provoke reports on purpose: KASAN reports of bad
+ * accesses to slabx objects (the debug and rt kernels have generic KASAN),
+ * and the warnings of a %SLABX_DEBUG cache for a misused API.
+ *
+ * Each bad access runs between two marker lines in the kernel log:
+ *	slabx-expect: BEGIN NAME: KIND: TEXT
+ *	slabx-expect: END NAME
+ * and scripts/run-tests.sh fails the run unless a line with TEXT came in
+ * between (any splat in between but the KIND expected still fails it). The access runs in
+ * a kthread of its own: KASAN fails a KUnit test that reports in its own
+ * thread, as it should fail every other suite.
+ *
+ * The module is loaded after every other test module: a KASAN report
+ * turns lockdep off for the rest of the boot.
+ */
+#include <kunit/test.h>
+#include <linux/completion.h>
+#include <linux/kthread.h>
+#include <linux/rcupdate.h>
+
+#include "../slabx.h"
+#include "slabx_kunit.h"
+#include "slabx_test_hooks.h"
+
+MODULE_IMPORT_NS(SLABX_TEST);
+
+struct bad_access {
+	void (*fn)(struct bad_access *b);
+	struct slabx_cache *s;
+	void *obj;
+	size_t offset;
+	struct completion done;
+};
+
+static int bad_access_thread(void *data)
+{
+	struct bad_access *b = data;
+
+	b->fn(b);
+	kthread_complete_and_exit(&b->done, 0);
+}
+
+/*
+ * Run @b->fn between the markers of a report with @text, in a kthread on
+ * this CPU (a case that depends on it pins itself first).
+ */
+static void expect_report(struct kunit *test, struct bad_access *b,
+			  const char *text)
+{
+	struct task_struct *task;
+
+	init_completion(&b->done);
+	task = kthread_create(bad_access_thread, b, "slabx-bad-access");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(task));
+	kthread_bind(task, raw_smp_processor_id());
+	pr_info("slabx-expect: BEGIN %s: %s\n", test->name, text);
+	wake_up_process(task);
+	wait_for_completion(&b->done);
+	pr_info("slabx-expect: END %s\n", test->name);
+}
+
+static void read_byte(struct bad_access *b)
+{
+	u8 *p = b->obj;
+
+	OPTIMIZER_HIDE_VAR(p);
+	(void)READ_ONCE(p[b->offset]);
+}
+
+static void write_byte(struct bad_access *b)
+{
+	u8 *p = b->obj;
+
+	OPTIMIZER_HIDE_VAR(p);
+	WRITE_ONCE(p[b->offset], 0x5a);
+}
+
+static void free_obj(struct bad_access *b)
+{
+	slabx_free(b->s, b->obj);
+}
+
+static void require_kasan(struct kunit *test)
+{
+	if (!IS_ENABLED(CONFIG_KASAN_GENERIC))
+		kunit_skip(test, "needs generic KASAN (the debug and rt kernels)");
+}
+
+#define UAF	"kasan: BUG: KASAN: slab-use-after-free in read_byte"
+#define OOB	"kasan: BUG: KASAN: slab-out-of-bounds in write_byte"
+
+/* An object freed into its slab (a cache without sheaves). */
+static void read_after_free_in_slab(struct kunit *test)
+{
+	struct slabx_cache_args args = { .flags = SLABX_NO_SHEAVES };
+	struct slabx_cache *s;
+	struct bad_access b = { .fn = read_byte };
+
+	require_kasan(test);
+	s = cache_create(test, "kasan_slab", 100, &args);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, s);
+	b.obj = slabx_alloc(s, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, b.obj);
+	slabx_free(s, b.obj);
+	b.offset = 40;
+	expect_report(test, &b, UAF);
+}
+
+/* An object still in this CPU's main sheaf. */
+static void read_of_object_in_sheaf(struct kunit *test)
+{
+	struct slabx_cache *s = cache(test, "kasan_sheaf", 64, 0);
+	struct bad_access b = { .fn = read_byte };
+	unsigned long fast;
+
+	require_kasan(test);
+	b.obj = slabx_alloc(s, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, b.obj);
+	fast = slabx_cache_stat(s, SLABX_FREE_FASTPATH);
+	slabx_free(s, b.obj);
+	KUNIT_ASSERT_EQ(test, slabx_cache_stat(s, SLABX_FREE_FASTPATH), fast + 1);
+	expect_report(test, &b, UAF);
+}
+
+/* After slabx_free_rcu()'s grace period, not before. */
+static void read_after_free_rcu_grace_period(struct kunit *test)
+{
+	struct slabx_cache *s = cache(test, "kasan_rcu", 64, 0);
+	struct bad_access b = { .fn = read_byte };
+	u8 *p;
+
+	require_kasan(test);
+	p = slabx_alloc(s, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	p[0] = 7;
+	rcu_read_lock();
+	slabx_free_rcu(s, p);
+	/* A reader that found it before may read it until it unlocks. */
+	KUNIT_EXPECT_EQ(test, READ_ONCE(p[0]), 7);
+	rcu_read_unlock();
+	slabx_rcu_barrier(s);
+	b.obj = p;
+	expect_report(test, &b, UAF);
+}
+
+/* The same for an object that waited in its slab (no rcu_free sheaf). */
+static void read_after_free_rcu_in_slab(struct kunit *test)
+{
+	struct slabx_cache *s = cache(test, "kasan_rcu_slab", 64, 0);
+	struct bad_access b = { .fn = read_byte };
+
+	require_kasan(test);
+	b.obj = slabx_alloc(s, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, b.obj);
+	fault_inject(test, slabx_fault_inject_rcu_sheaf, -1);
+	slabx_free_rcu(s, b.obj);
+	fault_inject_end(test, slabx_fault_inject_rcu_sheaf);
+	KUNIT_ASSERT_EQ(test, slabx_cache_stat(s, SLABX_FREE_RCU_FALLBACK), 1);
+	slabx_rcu_barrier(s);
+	expect_report(test, &b, UAF);
+}
+
+/* One byte past the object, in a partial last granule and a whole one. */
+static void write_one_byte_past(struct kunit *test)
+{
+	static const unsigned int sizes[] = { 61, 64 };
+	struct bad_access b = { .fn = write_byte };
+	unsigned int i;
+
+	require_kasan(test);
+	for (i = 0; i < ARRAY_SIZE(sizes); i++) {
+		char name[16];
+		struct slabx_cache *s;
+
+		snprintf(name, sizeof(name), "kasan_oob%u", sizes[i]);
+		s = cache(test, name, sizes[i], 0);
+		b.obj = slabx_alloc(s, GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, b.obj);
+		b.offset = sizes[i];
+		expect_report(test, &b, OOB);
+		slabx_free(s, b.obj);
+	}
+}
+
+/* An object waiting on the deferred list of slabx_free_nolock(). */
+static void read_of_deferred_nolock_free(struct kunit *test)
+{
+	struct slabx_cache *s = cache(test, "kasan_nolock", 64, 0);
+	struct bad_access b = { .fn = read_byte };
+	unsigned long flags;
+
+	require_kasan(test);
+	b.obj = slabx_alloc(s, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, b.obj);
+	local_irq_save(flags);
+	slabx_nolock_test_block_cache(s);
+	slabx_free_nolock(s, b.obj);
+	slabx_nolock_test_unblock_cache(s);
+	local_irq_restore(flags);
+	KUNIT_ASSERT_EQ(test, slabx_cache_stat(s, SLABX_FREE_NOLOCK_DEFERRED), 1);
+	/* Drained by now or not, it is free either way. */
+	expect_report(test, &b, UAF);
+}
+
+/* An object back in a pool-mode cache's pool. */
+static void read_after_free_pool_mode(struct kunit *test)
+{
+	struct slabx_cache_args args = { .pool_objects = 16 };
+	struct bad_access b = { .fn = read_byte };
+	struct slabx_cache *s;
+
+	require_kasan(test);
+	s = cache_create(test, "kasan_pool", 64, &args);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, s);
+	b.obj = slabx_alloc(s, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, b.obj);
+	slabx_free(s, b.obj);
+	expect_report(test, &b, UAF);
+}
+
+/* A double free into the sheaves: KASAN names it, slabx refuses it. */
+static void double_free_into_sheaf(struct kunit *test)
+{
+	struct slabx_cache *s = cache(test, "kasan_double", 64, 0);
+	struct bad_access b = { .fn = free_obj, .s = s };
+	unsigned long freed;
+
+	require_kasan(test);
+	b.obj = slabx_alloc(s, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, b.obj);
+	slabx_free(s, b.obj);
+	freed = slabx_cache_stat(s, SLABX_FREE);
+	expect_report(test, &b, "kasan: BUG: KASAN: slab-use-after-free in");
+	KUNIT_EXPECT_EQ(test, slabx_cache_stat(s, SLABX_FREE), freed);
+	KUNIT_EXPECT_EQ(test, slabx_cache_stat(s, SLABX_FREE_INVALID), 1);
+	KUNIT_EXPECT_EQ(test, objects_held(s), 0);
+}
+
+/* ---- misuse of a debug cache: reported every time, nothing corrupted ---- */
+
+static struct slabx_cache *debug_cache(struct kunit *test, const char *name)
+{
+	struct slabx_cache_args args = { .flags = SLABX_DEBUG };
+	struct slabx_cache *s = cache_create(test, name, 64, &args);
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, s);
+	return s;
+}
+
+/* Twice, to show a debug cache reports every time, not once. */
+static void free_of_foreign_pointer(struct kunit *test)
+{
+	struct slabx_cache *s = debug_cache(test, "misuse_foreign");
+	struct bad_access b = { .fn = free_obj, .s = s };
+	void *obj = slabx_alloc(s, GFP_KERNEL);
+	int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, obj);
+	b.obj = kunit_kmalloc(test, 64, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, b.obj);
+	for (i = 0; i < 2; i++)
+		expect_report(test, &b,
+			      "warning: not an object of this cache");
+	KUNIT_EXPECT_EQ(test, slabx_cache_stat(s, SLABX_FREE_INVALID), 2);
+	slabx_free(s, obj);
+	KUNIT_EXPECT_EQ(test, objects_held(s), 0);
+}
+
+/*
+ * A double free: KASAN's report where KASAN is on (it comes first), the
+ * cache's own check everywhere else. Either way the object is refused.
+ */
+static void double_free_in_debug_cache(struct kunit *test)
+{
+	struct slabx_cache *s = debug_cache(test, "misuse_double");
+	struct bad_access b = { .fn = free_obj, .s = s };
+	void *other;
+	int i;
+
+	b.obj = slabx_alloc(s, GFP_KERNEL);
+	other = slabx_alloc(s, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, b.obj);
+	KUNIT_ASSERT_NOT_NULL(test, other);
+	slabx_free(s, b.obj);
+	for (i = 0; i < 2; i++)
+		expect_report(test, &b, IS_ENABLED(CONFIG_KASAN_GENERIC) ?
+			      "kasan: BUG: KASAN: slab-use-after-free in" :
+			      "warning: double free of");
+	KUNIT_EXPECT_EQ(test, slabx_cache_stat(s, SLABX_FREE_INVALID), 2);
+	/* The freelist is intact: both objects come back, then go. */
+	KUNIT_EXPECT_EQ(test, objects_held(s), 1);
+	slabx_free(s, other);
+	KUNIT_EXPECT_EQ(test, objects_held(s), 0);
+}
+
+static void alloc_from_destroyed_cache(struct bad_access *b)
+{
+	b->obj = slabx_alloc(b->s, GFP_KERNEL);
+}
+
+/*
+ * Destroy with an object leaked names it; an allocation afterwards is
+ * refused with a warning; the leaked object may still be freed.
+ */
+static void destroy_names_leaks_and_refuses_alloc(struct kunit *test)
+{
+	struct slabx_cache *s = debug_cache(test, "misuse_leaky");
+	struct bad_access b = { .fn = read_byte, .s = s };
+	void *leaked = slabx_alloc(s, GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, leaked);
+	pr_info("slabx-expect: BEGIN %s: log: misuse_leaky: object\n",
+		test->name);
+	KUNIT_EXPECT_EQ(test, cache_destroy(test, s), -EBUSY);
+	pr_info("slabx-expect: END %s\n", test->name);
+	b.fn = alloc_from_destroyed_cache;
+	b.obj = leaked;
+	expect_report(test, &b, "warning: allocation on a cache being destroyed");
+	KUNIT_EXPECT_NULL(test, b.obj);
+	slabx_free(s, leaked);
+}
+
+/*
+ * CONFIG_SLAB_FREELIST_HARDENED, where KASAN does not catch it first: the
+ * naive double free (of the object freed last) of a cache without debug,
+ * into a sheaf and into a slab, is refused. A plain cache warns once per
+ * boot and call site: this case runs once per boot.
+ */
+static void naive_double_free_hardened(struct kunit *test)
+{
+	struct slabx_cache_args slab_only = { .flags = SLABX_NO_SHEAVES };
+	struct bad_access b = { .fn = free_obj };
+	struct slabx_cache *s, *t;
+	void *first, *second;
+
+	if (!IS_ENABLED(CONFIG_SLAB_FREELIST_HARDENED) ||
+	    IS_ENABLED(CONFIG_KASAN_GENERIC))
+		kunit_skip(test, "needs SLAB_FREELIST_HARDENED without KASAN");
+	/* The second free must meet this CPU's sheaves, as the first did. */
+	pin(test, raw_smp_processor_id());
+	s = cache(test, "misuse_naive", 64, 0);
+	t = cache_create(test, "misuse_naive_slab", 64, &slab_only);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, t);
+	b.s = s;
+	b.obj = slabx_alloc(s, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, b.obj);
+	slabx_free(s, b.obj);
+	expect_report(test, &b, "warning: double free of");
+	KUNIT_EXPECT_EQ(test, slabx_cache_stat(s, SLABX_FREE_INVALID), 1);
+	/* Refused: the object is free once, handed out once. */
+	first = slabx_alloc(s, GFP_KERNEL);
+	second = slabx_alloc(s, GFP_KERNEL);
+	KUNIT_EXPECT_PTR_EQ(test, first, b.obj);
+	KUNIT_EXPECT_PTR_NE(test, second, b.obj);
+	slabx_free(s, first);
+	slabx_free(s, second);
+
+	b.s = t;
+	b.obj = slabx_alloc(t, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, b.obj);
+	slabx_free(t, b.obj);
+	expect_report(test, &b, "warning: double free of");
+	KUNIT_EXPECT_EQ(test, slabx_cache_stat(t, SLABX_FREE_INVALID), 1);
+	KUNIT_EXPECT_EQ(test, objects_held(t), 0);
+}
+
+static struct kunit_case misuse_cases[] = {
+	KUNIT_CASE(naive_double_free_hardened),
+	KUNIT_CASE(free_of_foreign_pointer),
+	KUNIT_CASE(double_free_in_debug_cache),
+	KUNIT_CASE(destroy_names_leaks_and_refuses_alloc),
+	{}
+};
+
+static struct kunit_suite misuse_suite = {
+	.name = "slabx_misuse",
+	.test_cases = misuse_cases,
+};
+
+static struct kunit_case kasan_cases[] = {
+	KUNIT_CASE(read_after_free_in_slab),
+	KUNIT_CASE(read_of_object_in_sheaf),
+	KUNIT_CASE(read_after_free_rcu_grace_period),
+	KUNIT_CASE(read_after_free_rcu_in_slab),
+	KUNIT_CASE(write_one_byte_past),
+	KUNIT_CASE(read_of_deferred_nolock_free),
+	KUNIT_CASE(read_after_free_pool_mode),
+	KUNIT_CASE(double_free_into_sheaf),
+	{}
+};
+
+static struct kunit_suite kasan_suite = {
+	.name = "slabx_kasan",
+	.test_cases = kasan_cases,
+};
+
+kunit_test_suites(&misuse_suite, &kasan_suite);
+
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("slabx: KASAN reports and misuse warnings, expected");
