@@ -417,7 +417,6 @@ static unsigned int slab_rcu_release(struct slabx_cache *s,
 				     struct list_head *discard)
 {
 	unsigned long *pending = slab_rcu_bitmap(s, slab, b);
-	void *first = slabx_slab_base(slab) + s->first_offset;
 	unsigned int idx, nr = 0;
 
 	lockdep_assert_held(&n->lock);
@@ -425,7 +424,7 @@ static unsigned int slab_rcu_release(struct slabx_cache *s,
 	slab->rcu_nr[b] = 0;
 	/* The last slabx_node_put() may move the slab to @discard: still mapped. */
 	for_each_set_bit(idx, pending, s->objs_per_slab) {
-		void *obj = first + idx * s->stride;
+		void *obj = slabx_slab_obj(s, slab, idx);
 
 		__clear_bit(idx, pending);
 		slabx_free_hook(s, obj, false);

@@ -660,15 +660,12 @@ static int sheaf_fill(struct slabx_cache *s, gfp_t gfp,
 	unsigned int need = count - sheaf->size, got;
 
 	got = slabx_slab_fill(s, gfp, nid, sheaf->objects + sheaf->size, need);
+	sheaf->size += got;
 	if (got < need) {
-		slabx_slab_flush(s, sheaf->objects + sheaf->size, got);
-		/* No stale pointer for kmemleak: see slabx_sheaf_forget(). */
-		if (IS_ENABLED(CONFIG_DEBUG_KMEMLEAK))
-			memset(sheaf->objects + sheaf->size, 0,
-			       got * sizeof(void *));
+		slabx_slab_flush(s, sheaf->objects + sheaf->size - got, got);
+		slabx_sheaf_forget(sheaf, sheaf->size - got);
 		return -ENOMEM;
 	}
-	sheaf->size += got;
 	return 0;
 }
 

@@ -164,43 +164,31 @@ void slabx_cache_free_freelist(struct slabx_cache *s)
 
 /* ---- slabs ----------------------------------------------------------------- */
 
-static void *slab_obj(struct slabx_cache *s, struct slabx_slab *slab,
-		      unsigned int idx)
-{
-	return slabx_slab_base(slab) + s->first_offset + idx * s->stride;
-}
-
 /*
- * Index of the @i-th free object of a new slab: in address order, or with
- * %CONFIG_SLAB_FREELIST_RANDOM along the cache's permutation from a start
- * that differs per slab. The start is derived from the slab's address and
- * the cache's secret, not drawn from the RNG, which is not NMI-safe.
+ * Construct and poison every object of a new slab, then link them: in
+ * address order, or with %CONFIG_SLAB_FREELIST_RANDOM along the cache's
+ * permutation from a start that differs per slab. The start is derived
+ * from the slab's address and the cache's secret, not drawn from the RNG,
+ * which is not NMI-safe.
  */
-static unsigned int slab_freelist_idx(struct slabx_cache *s,
-				      struct slabx_slab *slab, unsigned int i)
-{
-	unsigned int n = s->objs_per_slab, start;
-
-	if (!s->random_seq)
-		return i;
-	start = hash_long((unsigned long)slab ^ s->random_salt, 32) % n;
-	return s->random_seq[(start + i) % n];
-}
-
-/* Construct and poison every object of a new slab, then link them. */
 static void slab_build_freelist(struct slabx_cache *s, struct slabx_slab *slab)
 {
-	unsigned int i, n = s->objs_per_slab;
+	unsigned int i, n = s->objs_per_slab, start = 0;
 	void *obj, *prev = NULL;
 
 	for (i = 0; i < n; i++) {
-		obj = slab_obj(s, slab, i);
+		obj = slabx_slab_obj(s, slab, i);
 		if (s->ctor)
 			s->ctor(obj);
 		slabx_kasan_poison_new(s, obj);
 	}
+	if (s->random_seq)
+		start = hash_long((unsigned long)slab ^ s->random_salt, 32) % n;
 	for (i = n; i-- > 0; prev = obj) {
-		obj = slab_obj(s, slab, slab_freelist_idx(s, slab, i));
+		unsigned int idx = s->random_seq ?
+				   s->random_seq[(start + i) % n] : i;
+
+		obj = slabx_slab_obj(s, slab, idx);
 		slabx_fp_set(s, obj, prev);
 	}
 	slab->freelist = prev;
@@ -473,8 +461,7 @@ static bool node_double_free(struct slabx_cache *s, struct slabx_slab *slab,
 		   obj != slab->freelist) {
 		return false;
 	}
-	slabx_stat_inc(s, SLABX_FREE_INVALID);
-	slabx_report(s, "slabx: %s: double free of %p\n", s->name, obj);
+	slabx_double_free(s, obj);
 	return true;
 }
 
@@ -883,11 +870,13 @@ static void slab_report_inuse(struct slabx_cache *s, struct slabx_slab *slab,
 	unsigned int i;
 	void *f;
 
+	if (!*left)
+		return;
 	bitmap_zero(free, s->objs_per_slab);
 	for (f = slab->freelist; f; f = slabx_fp_get(s, f))
 		__set_bit(slabx_obj_index(s, slab, f), free);
 	for (i = 0; i < s->objs_per_slab && *left; i++) {
-		void *obj = slab_obj(s, slab, i);
+		void *obj = slabx_slab_obj(s, slab, i);
 
 		if (test_bit(i, free) || slabx_slab_rcu_pending(s, slab, obj))
 			continue;

@@ -209,11 +209,11 @@ static void objects_hand_out(struct slabx_cache *s, gfp_t gfp, void **p,
 }
 
 /**
- * slabx_sheaf_double_free() - report a double free caught on a sheaf
+ * slabx_double_free() - report a double free, caught on a sheaf or a slab
  * @s: the cache.
  * @obj: the object, refused.
  */
-void slabx_sheaf_double_free(struct slabx_cache *s, void *obj)
+void slabx_double_free(struct slabx_cache *s, void *obj)
 {
 	slabx_stat_inc(s, SLABX_FREE_INVALID);
 	slabx_report(s, "slabx: %s: double free of %p\n", s->name, obj);

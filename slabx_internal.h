@@ -377,6 +377,13 @@ static inline struct slabx_slab *slabx_addr_to_slab(struct slabx_cache *s,
 	return __va(ALIGN_DOWN(__pa(obj), PAGE_SIZE << s->order));
 }
 
+/* The object of index @idx in its slab. */
+static inline void *slabx_slab_obj(struct slabx_cache *s,
+				   struct slabx_slab *slab, unsigned int idx)
+{
+	return slabx_slab_base(slab) + s->first_offset + idx * s->stride;
+}
+
 /* Index of an object in its slab (from 0). */
 static inline unsigned int slabx_obj_index(struct slabx_cache *s,
 					   struct slabx_slab *slab,
@@ -710,7 +717,7 @@ static __always_inline void slabx_sheaf_forget(struct slabx_sheaf *sheaf,
 	sheaf->size = size;
 }
 
-void slabx_sheaf_double_free(struct slabx_cache *s, void *obj);
+void slabx_double_free(struct slabx_cache *s, void *obj);
 
 /*
  * With %CONFIG_SLAB_FREELIST_HARDENED, whether @obj is the object last
@@ -726,7 +733,7 @@ static __always_inline bool pcs_double_free(struct slabx_cache *s,
 	if (!IS_ENABLED(CONFIG_SLAB_FREELIST_HARDENED) || !main->size ||
 	    likely(main->objects[main->size - 1] != obj))
 		return false;
-	slabx_sheaf_double_free(s, obj);
+	slabx_double_free(s, obj);
 	return true;
 }
 
