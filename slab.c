@@ -461,7 +461,7 @@ static bool node_double_free(struct slabx_cache *s, struct slabx_slab *slab,
 		   obj != slab->freelist) {
 		return false;
 	}
-	slabx_double_free(s, obj);
+	slabx_double_free(s, obj, false);
 	return true;
 }
 

@@ -717,7 +717,7 @@ static __always_inline void slabx_sheaf_forget(struct slabx_sheaf *sheaf,
 	sheaf->size = size;
 }
 
-void slabx_double_free(struct slabx_cache *s, void *obj);
+void slabx_double_free(struct slabx_cache *s, void *obj, bool in_sheaf);
 
 /*
  * With %CONFIG_SLAB_FREELIST_HARDENED, whether @obj is the object last
@@ -733,7 +733,7 @@ static __always_inline bool pcs_double_free(struct slabx_cache *s,
 	if (!IS_ENABLED(CONFIG_SLAB_FREELIST_HARDENED) || !main->size ||
 	    likely(main->objects[main->size - 1] != obj))
 		return false;
-	slabx_double_free(s, obj);
+	slabx_double_free(s, obj, true);
 	return true;
 }
 
