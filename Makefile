@@ -2,8 +2,12 @@
 #
 # slabx commands (see README.md). Kbuild reads ./Kbuild, not this file.
 #
-#   make            build slabx.ko and the test modules (KDIR=... for
-#                   another kernel build tree; default: the debug test kernel)
+#   make            build slabx.ko and the test modules for the debug test
+#                   kernel; KDIR=dir: for that kernel build tree instead
+#                   (e.g. /lib/modules/$(uname -r)/build), into
+#                   build/mod-RELEASE/
+#   make install    build for the running kernel (or KDIR) and install
+#                   into /lib/modules/RELEASE/updates/, then depmod
 #   make run        boot the debug kernel, run the demo, print the stats
 #   make bench      boot the perf kernel, print slabx vs kmem_cache figures
 #   make check      lint + KUnit + kselftests on every flavour
@@ -11,19 +15,29 @@
 #   make check-debug  the same under QEMU with the debug kernel only
 #   make check-rt   the same under QEMU with the PREEMPT_RT debug kernel
 #   make check-kcsan  the same under QEMU with the KCSAN kernel
+#   make check-distro  build, install, DKMS and kselftests on Debian's
+#                   stock 6.1 and 6.12 kernels (generic and -rt)
 #   make lint       static checks only
 #   make clean      remove build/ (the kernel cache stays)
 
 FLAVOUR ?= debug
-export KDIR
+# Only the targets that build for a kernel of the user's choice see KDIR.
+unexport KDIR
 
-.PHONY: all module run bench check check-um check-debug check-rt check-kcsan \
-	lint clean
+.PHONY: all module install run bench check check-um check-debug check-rt \
+	check-kcsan check-distro lint clean
 
 all: module
 
 module:
+ifdef KDIR
+	@KDIR=$(KDIR) scripts/build-module.sh
+else
 	@scripts/build-module.sh $(FLAVOUR)
+endif
+
+install:
+	@KDIR=$(KDIR) scripts/install-module.sh
 
 run:
 	@scripts/run-tests.sh debug demo
@@ -33,6 +47,9 @@ bench:
 
 check:
 	@scripts/check.sh
+
+check-distro:
+	@scripts/check-distro.sh
 
 check-um check-debug check-rt check-kcsan:
 	@scripts/run-tests.sh $(@:check-%=%) check

@@ -41,6 +41,7 @@
 #include <linux/topology.h>
 #include <linux/workqueue.h>
 
+#include "slabx_compat.h"
 #include "slabx_internal.h"
 
 /* Objects named, at most, when a cache is destroyed with objects leaked. */
@@ -841,13 +842,9 @@ EXPORT_SYMBOL_NS_GPL(slabx_shrink_all, SLABX_TEST);
 
 static int __init slabx_shrinker_init(void)
 {
-	slabx_shrinker = shrinker_alloc(0, "slabx");
-	if (!slabx_shrinker)
-		return -ENOMEM;
-	slabx_shrinker->count_objects = slabx_shrink_count;
-	slabx_shrinker->scan_objects = slabx_shrink_scan;
-	shrinker_register(slabx_shrinker);
-	return 0;
+	slabx_shrinker = slabx_shrinker_create("slabx", slabx_shrink_count,
+					       slabx_shrink_scan);
+	return slabx_shrinker ? 0 : -ENOMEM;
 }
 
 /* ---- module ---------------------------------------------------------------- */
@@ -873,7 +870,7 @@ static int __init slabx_init(void)
 	slabx_debugfs_init();
 	return 0;
 fail_nolock:
-	shrinker_free(slabx_shrinker);
+	slabx_shrinker_destroy(slabx_shrinker);
 fail_shrinker:
 	cpuhp_remove_state_nocalls(slabx_cpuhp_state);
 fail_cpuhp:
@@ -891,7 +888,7 @@ static void __exit slabx_exit(void)
 	struct slabx_cache *s, *tmp;
 
 	slabx_debugfs_exit();
-	shrinker_free(slabx_shrinker);
+	slabx_shrinker_destroy(slabx_shrinker);
 	cpuhp_remove_state_nocalls(slabx_cpuhp_state);
 	/*
 	 * slabx_free_rcu() calls that raced with the start of a zombie's

@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Everything `make check` runs: static checks, the userspace models, then
-# the KUnit suites and kselftests on every kernel flavour. Runs all of it
+# the KUnit suites and kselftests on every kernel flavour, then slabx in
+# Debian's stock kernels (scripts/check-distro.sh). Runs all of it
 # even after a failure; the last line printed is "N passed, N failed" over
 # the model runs and the KUnit and kselftest cases of all flavours (also in
 # build/check-summary).
@@ -36,13 +37,7 @@ run_guest()
 	SLABX_VARIANT=$variant SLABX_CMDLINE=${3:-} \
 		"$SLABX_TOP/scripts/run-tests.sh" "$f" check ||
 		{ echo "check: $f ${variant:-} failed" >&2; fail=1; }
-	if [ -f "$dir/counts" ]; then
-		read -r p q < "$dir/counts"
-	else
-		p=0 q=1
-	fi
-	passed=$((passed + p))
-	failed=$((failed + q))
+	add_counts "$dir/counts"
 }
 
 for f in $flavours; do
@@ -60,6 +55,12 @@ done
 # kernel's init_on_alloc/init_on_free switches on.
 [[ " $flavours " != *" um "* ]] ||
 	run_guest um debug1 "slabx.debug=1 init_on_alloc=1 init_on_free=1"
+
+# Debian's stock kernels (SLABX_DISTRO=0 leaves them out).
+if [ "${SLABX_DISTRO:-1}" != 0 ]; then
+	"$SLABX_TOP/scripts/check-distro.sh" || { echo "check: distro failed" >&2; fail=1; }
+	add_counts "$SLABX_OUT/distro-check/counts"
+fi
 
 [ $fail -eq 0 ] || [ $failed -gt 0 ] || failed=1
 echo "$passed passed, $failed failed" | tee "$SLABX_OUT/check-summary"

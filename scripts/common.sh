@@ -31,6 +31,7 @@ flavour_fragments()
 	rt)    echo "$d/common.config $d/x86.config $d/debug.config $d/rt.config" ;;
 	kcsan) echo "$d/common.config $d/x86.config $d/kcsan.config" ;;
 	um)    echo "$d/common.config $d/um.config" ;;
+	stock-*) echo "Debian's $1 kernel: no fragments" >&2; return 1 ;;
 	*)     echo "unknown flavour $1" >&2; return 1 ;;
 	esac
 }
@@ -55,4 +56,15 @@ kernel_dir()
 	key=$( { src_version; cat $(flavour_fragments "$1");
 		 cat "$SLABX_TOP/scripts/kernel.sh"; } | sha256sum | cut -c1-16)
 	echo "$SLABX_CACHE/kernel-$1-$key"
+}
+
+# Add the "passed failed" counts in file $1 to the caller's $passed and
+# $failed; a missing file (a run that never got that far) is one failure.
+add_counts()
+{
+	local p=0 q=1
+
+	[ ! -f "$1" ] || read -r p q < "$1"
+	passed=$((passed + p))
+	failed=$((failed + q))
 }

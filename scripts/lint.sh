@@ -15,7 +15,7 @@ cd "$SLABX_TOP"
 shopt -s nullglob
 # Plain relative paths: checkpatch's checks of file names do not see a
 # name given as ./name.
-files=(*.c *.h tests/*.c tests/*.h)
+files=(*.c *.h tests/*.c tests/*.h examples/*/*.c)
 # The bash scripts, and the sh of the guest's busybox and of the kselftests
 # (scripts/guest-init.sh and tests/selftests/ name their sh in a directive
 # for shellcheck).

@@ -171,6 +171,7 @@ struct bench_rcu_obj {
 	struct rcu_head rcu;
 };
 
+#ifdef SLABX_HAVE_KVFREE_RCU_BARRIER
 /* One allocator's results of the free_rcu pattern. */
 struct rcu_result {
 	u64 ns;			/* best ns per free, in thousandths */
@@ -316,6 +317,18 @@ static int bench_rcu(void *caches[2], unsigned int size)
 	rcu_print(size, r, calls, frees);
 	return 0;
 }
+#else
+/*
+ * Without kvfree_rcu_barrier() (6.12+) nothing waits for the objects of
+ * kfree_rcu() in flight, and their cache could not be destroyed after.
+ */
+static int bench_rcu(void *caches[2], unsigned int size)
+{
+	pr_info("size %4u free_rcu  skipped: no kvfree_rcu_barrier() in this kernel (6.12+)\n",
+		size);
+	return 0;
+}
+#endif
 
 static const unsigned int bench_batches[] = { 0, 1, 32, BENCH_MAX_BATCH };
 
@@ -342,7 +355,7 @@ static int bench_size(unsigned int size)
 			snprintf(pattern, sizeof(pattern), "batch%u",
 				 bench_batches[i]);
 		else
-			strscpy(pattern, "pair");
+			strscpy(pattern, "pair", sizeof(pattern));
 		if (!ret)
 			bench_print(size, pattern, best);
 	}

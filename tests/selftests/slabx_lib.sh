@@ -78,3 +78,14 @@ slabx_klog()
 {
 	dmesg | sed -n "/$SLABX_KLOG_MARK\$/,\$p" | sed 1d
 }
+
+# Whether the running kernel is older than $1.$2: for what a kernel lacks
+# (the peers slabx measures itself against), never for what slabx offers.
+slabx_kernel_older()
+{
+	local v
+
+	v=$(uname -r)
+	[ "${v%%.*}" -lt "$1" ] ||
+		{ [ "${v%%.*}" -eq "$1" ] && v=${v#*.} && [ "${v%%[!0-9]*}" -lt "$2" ]; }
+}
