@@ -9,7 +9,8 @@
 #   make install    build for the running kernel (or KDIR) and install
 #                   into /lib/modules/RELEASE/updates/, then depmod
 #   make run        boot the debug kernel, run the demo, print the stats
-#   make bench      boot the perf kernel, print slabx vs kmem_cache figures
+#   make bench      the benchmarks in the perf and um-perf views, 3 boots
+#                   each: medians of slabx vs the kernel and the floor
 #   make check      lint + KUnit + kselftests on every flavour
 #   make check-um   KUnit + kselftests under UML only (fast loop)
 #   make check-debug  the same under QEMU with the debug kernel only
@@ -43,7 +44,7 @@ run:
 	@scripts/run-tests.sh debug demo
 
 bench:
-	@scripts/run-tests.sh perf bench
+	@scripts/bench.sh
 
 check:
 	@scripts/check.sh

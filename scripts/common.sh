@@ -31,6 +31,7 @@ flavour_fragments()
 	rt)    echo "$d/common.config $d/x86.config $d/debug.config $d/rt.config" ;;
 	kcsan) echo "$d/common.config $d/x86.config $d/kcsan.config" ;;
 	um)    echo "$d/common.config $d/um.config" ;;
+	um-perf) echo "$d/common.config $d/um-perf.config" ;;
 	stock-*) echo "Debian's $1 kernel: no fragments" >&2; return 1 ;;
 	*)     echo "unknown flavour $1" >&2; return 1 ;;
 	esac
@@ -39,7 +40,7 @@ flavour_fragments()
 flavour_arch()
 {
 	case "$1" in
-	um) echo um ;;
+	um | um-*) echo um ;;
 	*)  echo x86_64 ;;
 	esac
 }

@@ -8,6 +8,12 @@
  * Patterns, for each object size:
  *   pair      a hot alloc + free pair, repeated
  *   batchN    N allocations, then the N frees, for N in 1, 32, 1024
+ *   allcpus   the hot pair on every online CPU at once, in pairs per
+ *             second over all CPUs (the ratio is of the times, as above)
+ *
+ * The patterns on one CPU are timed a third time on the floor: a per-CPU array popped
+ * and pushed with preemption off, what no allocator can beat; slabx and
+ * the kernel are also printed as multiples of it.
  *
  * Each figure is the best of @rounds rounds, which filters out rounds hit
  * by interrupts or by the host; timing uses ktime_get_ns() around whole
@@ -32,8 +38,12 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/completion.h>
+#include <linux/cpu.h>
+#include <linux/cpumask.h>
 #include <linux/delay.h>
 #include <linux/err.h>
+#include <linux/kthread.h>
 #include <linux/ktime.h>
 #include <linux/math64.h>
 #include <linux/mm.h>
@@ -115,6 +125,58 @@ static __always_inline void slabx_free_one(void *cache, void *obj)
 	slabx_free(cache, obj);
 }
 
+/*
+ * The floor, the cost no allocator can beat: a per-CPU array of free
+ * objects, popped and pushed with preemption off. The objects are never
+ * touched (an allocator's fast path does not touch them either); a pop
+ * from an empty array (after a migration) hands out a spare, a push into
+ * a full one drops the object, so a round never fails.
+ */
+struct bench_floor {
+	unsigned int nr;
+	void *objs[BENCH_MAX_BATCH];
+};
+
+static DEFINE_PER_CPU(struct bench_floor, bench_floor);
+static u8 bench_floor_objs[BENCH_MAX_BATCH][64];
+
+static __always_inline void *floor_alloc_one(void *cache)
+{
+	struct bench_floor *f;
+	void *obj = bench_floor_objs[0];
+
+	preempt_disable();
+	f = this_cpu_ptr(&bench_floor);
+	if (likely(f->nr))
+		obj = f->objs[--f->nr];
+	preempt_enable();
+	return obj;
+}
+
+static __always_inline void floor_free_one(void *cache, void *obj)
+{
+	struct bench_floor *f;
+
+	preempt_disable();
+	f = this_cpu_ptr(&bench_floor);
+	if (likely(f->nr < BENCH_MAX_BATCH))
+		f->objs[f->nr++] = obj;
+	preempt_enable();
+}
+
+static void bench_floor_fill(void)
+{
+	unsigned int cpu, i;
+
+	for_each_possible_cpu(cpu) {
+		struct bench_floor *f = per_cpu_ptr(&bench_floor, cpu);
+
+		for (i = 0; i < BENCH_MAX_BATCH; i++)
+			f->objs[i] = bench_floor_objs[i];
+		f->nr = BENCH_MAX_BATCH;
+	}
+}
+
 static noinline s64 bench_round_kmem(void *cache, unsigned int batch,
 				     unsigned int total)
 {
@@ -128,26 +190,38 @@ static noinline s64 bench_round_slabx(void *cache, unsigned int batch,
 			   total);
 }
 
-/* The allocators under test, kernel first: index 0 and 1 below. */
-static s64 (* const bench_rounds[2])(void *, unsigned int, unsigned int) = {
-	bench_round_kmem, bench_round_slabx,
+static noinline s64 bench_round_floor(void *cache, unsigned int batch,
+				      unsigned int total)
+{
+	return bench_round(floor_alloc_one, floor_free_one, cache, batch,
+			   total);
+}
+
+/* What is timed, kernel first: index 0, 1 and 2 below. */
+enum { BENCH_KMEM, BENCH_SLABX, BENCH_FLOOR, BENCH_NR };
+
+static s64 (* const bench_rounds[BENCH_NR])(void *, unsigned int,
+					     unsigned int) = {
+	bench_round_kmem, bench_round_slabx, bench_round_floor,
 };
 
-/* Best ns per object, in thousandths of a ns, of both allocators. */
-static int bench_pattern(void *caches[2], unsigned int batch, u64 best[2])
+/* Best ns per object, in thousandths of a ns, of each. */
+static int bench_pattern(void *caches[2], unsigned int batch,
+			 u64 best[BENCH_NR])
 {
 	unsigned int r, k, total = rounddown(ops, batch ? batch : 1);
 	s64 t;
 
-	/* Warm up: slabs, sheaves and per-CPU caches of both. */
-	for (k = 0; k < 2; k++)
-		if (bench_rounds[k](caches[k], batch, total) < 0)
+	/* Warm up: slabs, sheaves and per-CPU caches of all. */
+	for (k = 0; k < BENCH_NR; k++)
+		if (bench_rounds[k](k < 2 ? caches[k] : NULL, batch, total) < 0)
 			return -ENOMEM;
-	best[0] = U64_MAX;
-	best[1] = U64_MAX;
+	for (k = 0; k < BENCH_NR; k++)
+		best[k] = U64_MAX;
 	for (r = 0; r < rounds; r++) {
-		for (k = 0; k < 2; k++) {
-			t = bench_rounds[k](caches[k], batch, total);
+		for (k = 0; k < BENCH_NR; k++) {
+			t = bench_rounds[k](k < 2 ? caches[k] : NULL, batch,
+					    total);
 			if (t < 0)
 				return -ENOMEM;
 			best[k] = min_t(u64, best[k], div_u64(t * 1000ULL, total));
@@ -156,14 +230,32 @@ static int bench_pattern(void *caches[2], unsigned int batch, u64 best[2])
 	return 0;
 }
 
-static void bench_print(unsigned int size, const char *pattern,
-			const u64 best[2])
+/* @a / @b, in thousandths. */
+static u64 bench_ratio(u64 a, u64 b)
 {
-	u64 ratio = div64_u64(best[1] * 1000, max_t(u64, best[0], 1));
+	return div64_u64(a * 1000, max_t(u64, b, 1));
+}
 
-	pr_info("size %4u %-9s kmem_cache %4llu.%02llu ns  slabx %4llu.%02llu ns  ratio %llu.%03llu\n",
+/* Two figures and their ratio, then against the floor when there is one. */
+static void bench_print(unsigned int size, const char *pattern,
+			const u64 *best, bool floor)
+{
+	u64 ratio = bench_ratio(best[BENCH_SLABX], best[BENCH_KMEM]);
+	u64 sf, kf;
+	char tail[128] = "";
+
+	if (floor) {
+		sf = bench_ratio(best[BENCH_SLABX], best[BENCH_FLOOR]);
+		kf = bench_ratio(best[BENCH_KMEM], best[BENCH_FLOOR]);
+		snprintf(tail, sizeof(tail),
+			 "  floor %llu.%02llu ns  slabx/floor %llu.%02llu  kmem_cache/floor %llu.%02llu",
+			 best[2] / 1000, best[2] % 1000 / 10, sf / 1000,
+			 sf % 1000 / 10, kf / 1000, kf % 1000 / 10);
+	}
+	pr_info("size %4u %-9s kmem_cache %4llu.%02llu ns  slabx %4llu.%02llu ns  ratio %llu.%03llu%s\n",
 		size, pattern, best[0] / 1000, best[0] % 1000 / 10,
-		best[1] / 1000, best[1] % 1000 / 10, ratio / 1000, ratio % 1000);
+		best[1] / 1000, best[1] % 1000 / 10, ratio / 1000, ratio % 1000,
+		tail);
 }
 
 /* A kmem_cache object that kfree_rcu() can free. */
@@ -330,6 +422,131 @@ static int bench_rcu(void *caches[2], unsigned int size)
 }
 #endif
 
+/* ---- every CPU at once ---------------------------------------------------- */
+
+/* One thread of an all-CPUs round, bound to its CPU. */
+struct mt_thread {
+	s64 (*round)(void *cache, unsigned int total);
+	void *cache;
+	unsigned int total;
+	struct completion *go;
+	struct completion done;
+	s64 ns;
+};
+
+static __always_inline s64 mt_pairs(void *(*alloc)(void *cache),
+				    void (*free)(void *cache, void *obj),
+				    void *cache, unsigned int total)
+{
+	u64 start = ktime_get_ns();
+	unsigned int i;
+	void *obj;
+
+	for (i = 0; i < total; i++) {
+		obj = alloc(cache);
+		if (unlikely(!obj))
+			return -ENOMEM;
+		free(cache, obj);
+	}
+	return ktime_get_ns() - start;
+}
+
+static noinline s64 mt_pairs_kmem(void *cache, unsigned int total)
+{
+	return mt_pairs(kmem_alloc_one, kmem_free_one, cache, total);
+}
+
+static noinline s64 mt_pairs_slabx(void *cache, unsigned int total)
+{
+	return mt_pairs(slabx_alloc_one, slabx_free_one, cache, total);
+}
+
+static int mt_thread_fn(void *arg)
+{
+	struct mt_thread *t = arg;
+
+	wait_for_completion(t->go);
+	t->ns = t->round(t->cache, t->total);
+	complete(&t->done);
+	return 0;
+}
+
+/*
+ * Hot pairs on every online CPU at once, started together: the time of
+ * the round is the slowest CPU's. Return: ns, or a negative error.
+ */
+static s64 mt_round(struct mt_thread *threads, unsigned int nr,
+		    s64 (*round)(void *, unsigned int), void *cache)
+{
+	DECLARE_COMPLETION_ONSTACK(go);
+	struct task_struct *task;
+	unsigned int i = 0, cpu, started;
+	s64 worst = 0;
+
+	cpus_read_lock();
+	for_each_online_cpu(cpu) {
+		if (i == nr)
+			break;
+		threads[i] = (struct mt_thread){ .round = round, .cache = cache,
+						 .total = ops, .go = &go };
+		init_completion(&threads[i].done);
+		task = kthread_create_on_cpu(mt_thread_fn, &threads[i], cpu,
+					     "slabx_bench/%u");
+		if (IS_ERR(task)) {
+			worst = PTR_ERR(task);
+			break;
+		}
+		wake_up_process(task);
+		i++;
+	}
+	cpus_read_unlock();
+	started = i;
+	complete_all(&go);
+	for (i = 0; i < started; i++) {
+		wait_for_completion(&threads[i].done);
+		if (worst >= 0)
+			worst = threads[i].ns < 0 ? threads[i].ns :
+				max(worst, threads[i].ns);
+	}
+	return worst;
+}
+
+/* The hot pair on all CPUs: slabx against the kernel, in Mpairs/s. */
+static int bench_all_cpus(void *caches[2], unsigned int size)
+{
+	static s64 (* const mt_rounds[2])(void *, unsigned int) = {
+		mt_pairs_kmem, mt_pairs_slabx,
+	};
+	unsigned int nr = num_online_cpus(), r, k;
+	struct mt_thread *threads;
+	u64 best[2] = { U64_MAX, U64_MAX }, rate[2], ratio;
+	s64 ns;
+
+	threads = kcalloc(nr, sizeof(*threads), GFP_KERNEL);
+	if (!threads)
+		return -ENOMEM;
+	for (r = 0; r <= rounds; r++) {	/* round 0 warms up */
+		for (k = 0; k < 2; k++) {
+			ns = mt_round(threads, nr, mt_rounds[k], caches[k]);
+			if (ns < 0) {
+				kfree(threads);
+				return ns;
+			}
+			if (r)
+				best[k] = min_t(u64, best[k], ns);
+		}
+	}
+	kfree(threads);
+	/* Pairs per us: millions per second, in hundredths. */
+	for (k = 0; k < 2; k++)
+		rate[k] = div64_u64((u64)ops * nr * 100000, max_t(u64, best[k], 1));
+	ratio = bench_ratio(best[BENCH_SLABX], best[BENCH_KMEM]);
+	pr_info("size %4u allcpus   %u CPUs kmem_cache %llu.%02llu Mpairs/s  slabx %llu.%02llu Mpairs/s  ratio %llu.%03llu\n",
+		size, nr, rate[0] / 100, rate[0] % 100, rate[1] / 100,
+		rate[1] % 100, ratio / 1000, ratio % 1000);
+	return 0;
+}
+
 static const unsigned int bench_batches[] = { 0, 1, 32, BENCH_MAX_BATCH };
 
 static int bench_size(unsigned int size)
@@ -337,7 +554,7 @@ static int bench_size(unsigned int size)
 	void *caches[2];
 	char pattern[16];
 	unsigned int i;
-	u64 best[2];
+	u64 best[BENCH_NR];
 	int ret = 0;
 
 	BUILD_BUG_ON(sizeof(struct bench_rcu_obj) > 64);
@@ -357,8 +574,10 @@ static int bench_size(unsigned int size)
 		else
 			strscpy(pattern, "pair", sizeof(pattern));
 		if (!ret)
-			bench_print(size, pattern, best);
+			bench_print(size, pattern, best, true);
 	}
+	if (!ret)
+		ret = bench_all_cpus(caches, size);
 	if (!ret)
 		ret = bench_rcu(caches, size);
 	slabx_cache_destroy(caches[1]);
@@ -421,7 +640,7 @@ static int bench_pages(void)
 			best[1] = min(best[1], div_u64(t * 1000, n));
 		cond_resched();
 	}
-	bench_print(0, "page", best);
+	bench_print(0, "page", best, false);
 	return 0;
 }
 
@@ -501,6 +720,7 @@ static int __init bench_init(void)
 	bench_objs = kcalloc(BENCH_MAX_BATCH, sizeof(*bench_objs), GFP_KERNEL);
 	if (!bench_objs)
 		return -ENOMEM;
+	bench_floor_fill();
 	pr_info("%u rounds of %u objects, best round per figure, CPU %d of %u online\n",
 		rounds, ops, raw_smp_processor_id(), num_online_cpus());
 	for (i = 0; i < ARRAY_SIZE(bench_sizes) && !ret; i++)

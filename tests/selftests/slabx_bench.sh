@@ -22,9 +22,11 @@ short_run_prints_every_figure()
 	slabx_klog > "$log"
 	for size in 64 256; do
 		for pattern in pair batch1 batch32 batch1024; do
-			grep -Eq "slabx_bench: size +$size $pattern +kmem_cache +[0-9]+\.[0-9]+ ns +slabx +[0-9]+\.[0-9]+ ns +ratio [0-9]+\.[0-9]+" "$log" ||
+			grep -Eq "slabx_bench: size +$size $pattern +kmem_cache +[0-9]+\.[0-9]+ ns +slabx +[0-9]+\.[0-9]+ ns +ratio [0-9]+\.[0-9]+ +floor [0-9]+\.[0-9]+ ns +slabx/floor [0-9]+\.[0-9]+ +kmem_cache/floor [0-9]+\.[0-9]+" "$log" ||
 				{ ktap_print_msg "no figure for $size $pattern"; ok=1; }
 		done
+		grep -Eq "slabx_bench: size +$size allcpus +[0-9]+ CPUs kmem_cache [0-9]+\.[0-9]+ Mpairs/s +slabx [0-9]+\.[0-9]+ Mpairs/s +ratio [0-9]+\.[0-9]+" "$log" ||
+			{ ktap_print_msg "no all-CPUs figure for $size"; ok=1; }
 		if slabx_kernel_older 6 12; then
 			# No kvfree_rcu_barrier(): the comparison is skipped.
 			grep -Eq "slabx_bench: size +$size free_rcu +skipped: no kvfree_rcu_barrier" "$log" ||

@@ -1,0 +1,78 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# make bench: the benchmarks (tests/slabx_bench.c, slabx_objpool_bench.c)
+# in several views, each booted several times, and one report of the
+# ratios: median over the boots, with the smallest and the largest.
+#   perf:    the x86 perf kernel under QEMU TCG (calls, returns and atomics
+#            cost far more than on hardware; SMP, NMIs)
+#   um-perf: the same C at native speed under User-mode Linux, one CPU
+# Every ratio comes from one boot, where slabx, the kernel's allocator and
+# the floor (a per-CPU array) ran alternately on the same CPU.
+# SLABX_BENCH_VIEWS and SLABX_BENCH_BOOTS (default 3) change what runs;
+# the table goes to stdout and build/bench/results.tsv (view, figure,
+# median, min, max, boots).
+set -euo pipefail
+. "$(dirname "$0")/common.sh"
+
+views=${SLABX_BENCH_VIEWS:-perf um-perf}
+boots=${SLABX_BENCH_BOOTS:-3}
+[ "$boots" -ge 1 ] 2>/dev/null ||
+	{ echo "bench: SLABX_BENCH_BOOTS must be a number, at least 1" >&2; exit 1; }
+out=$SLABX_OUT/bench
+mkdir -p "$out"
+
+# The figures of one boot's results.txt, one "figure<TAB>value" per line.
+figures()
+{
+	awk '
+	function num(s) { sub(/[^0-9.]+$/, "", s); return s + 0 }
+	/^size +[0-9]+ / && / ratio / {
+		key = "size " $2 " " $3
+		for (i = 1; i < NF; i++) {
+			if ($i == "ratio") print key " slabx/kernel\t" num($(i + 1))
+			if ($i == "slabx/floor") print key " slabx/floor\t" num($(i + 1))
+			if ($i == "kmem_cache/floor") print key " kernel/floor\t" num($(i + 1))
+		}
+	}
+	# One CPU, then all of them: with one CPU online both say "1 CPU".
+	/^objpool: pop\+push/ && /ratio slabx\/lib/ {
+		key = "objpool " $2 " " $3 "cpu"
+		if (seen[key]++) key = key " again"
+		print key " slabx/lib\t" num($NF)
+	}' "$1"
+}
+
+# Median, min and max of the values of each figure, over the boots.
+aggregate()
+{
+	sort -t '	' -k1,1 -k2,2g | awk -F '\t' -v view="$1" '
+	function flush() {
+		if (n == 0) return
+		med = n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
+		printf "%s\t%s\t%.3f\t%.3f\t%.3f\t%d\n", view, key, med, v[1], v[n], n
+		n = 0
+	}
+	$1 != key { flush(); key = $1 }
+	{ v[++n] = $2 }
+	END { flush() }'
+}
+
+: > "$out/results.tsv.new"
+for view in $views; do
+	: > "$out/$view.figures"
+	for boot in $(seq 1 "$boots"); do
+		echo "bench: $view, boot $boot of $boots" >&2
+		dir=$SLABX_OUT/$view-boot$boot-bench
+		SLABX_VARIANT=boot$boot "$SLABX_TOP/scripts/run-tests.sh" "$view" bench \
+			> /dev/null || { echo "bench: $view boot $boot failed" >&2; exit 1; }
+		figures "$dir/results.txt" >> "$out/$view.figures"
+	done
+	aggregate "$view" < "$out/$view.figures" >> "$out/results.tsv.new"
+done
+mv "$out/results.tsv.new" "$out/results.tsv"
+
+awk -F '\t' '
+	$1 != view { view = $1; printf "\n== %s: median [min, max] over %d boots\n", view, $6 }
+	{ printf "%-36s %6.2f  [%.2f, %.2f]\n", $2, $3, $4, $5 }' "$out/results.tsv"
+echo
+echo "(ratios below 1 mean slabx is faster; results in $out/results.tsv)"
