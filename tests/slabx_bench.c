@@ -137,7 +137,8 @@ struct bench_floor {
 	void *objs[BENCH_MAX_BATCH];
 };
 
-static DEFINE_PER_CPU(struct bench_floor, bench_floor);
+/* Allocated: a module's static per-CPU area is too small for 8 KiB. */
+static struct bench_floor __percpu *bench_floor;
 static u8 bench_floor_objs[BENCH_MAX_BATCH][64];
 
 static __always_inline void *floor_alloc_one(void *cache)
@@ -146,7 +147,7 @@ static __always_inline void *floor_alloc_one(void *cache)
 	void *obj = bench_floor_objs[0];
 
 	preempt_disable();
-	f = this_cpu_ptr(&bench_floor);
+	f = this_cpu_ptr(bench_floor);
 	if (likely(f->nr))
 		obj = f->objs[--f->nr];
 	preempt_enable();
@@ -158,23 +159,27 @@ static __always_inline void floor_free_one(void *cache, void *obj)
 	struct bench_floor *f;
 
 	preempt_disable();
-	f = this_cpu_ptr(&bench_floor);
+	f = this_cpu_ptr(bench_floor);
 	if (likely(f->nr < BENCH_MAX_BATCH))
 		f->objs[f->nr++] = obj;
 	preempt_enable();
 }
 
-static void bench_floor_fill(void)
+static int bench_floor_fill(void)
 {
 	unsigned int cpu, i;
 
+	bench_floor = alloc_percpu(struct bench_floor);
+	if (!bench_floor)
+		return -ENOMEM;
 	for_each_possible_cpu(cpu) {
-		struct bench_floor *f = per_cpu_ptr(&bench_floor, cpu);
+		struct bench_floor *f = per_cpu_ptr(bench_floor, cpu);
 
 		for (i = 0; i < BENCH_MAX_BATCH; i++)
 			f->objs[i] = bench_floor_objs[i];
 		f->nr = BENCH_MAX_BATCH;
 	}
+	return 0;
 }
 
 static noinline s64 bench_round_kmem(void *cache, unsigned int batch,
@@ -720,13 +725,18 @@ static int __init bench_init(void)
 	bench_objs = kcalloc(BENCH_MAX_BATCH, sizeof(*bench_objs), GFP_KERNEL);
 	if (!bench_objs)
 		return -ENOMEM;
-	bench_floor_fill();
+	ret = bench_floor_fill();
+	if (ret) {
+		kfree(bench_objs);
+		return ret;
+	}
 	pr_info("%u rounds of %u objects, best round per figure, CPU %d of %u online\n",
 		rounds, ops, raw_smp_processor_id(), num_online_cpus());
 	for (i = 0; i < ARRAY_SIZE(bench_sizes) && !ret; i++)
 		ret = bench_size(bench_sizes[i]);
 	if (!ret)
 		ret = bench_pages() ?: bench_nmi_rate();
+	free_percpu(bench_floor);
 	kfree(bench_objs);
 	if (ret)
 		pr_warn("failed: %d\n", ret);
