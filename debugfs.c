@@ -11,8 +11,12 @@
  *   nolock_pages     the any-context page path: counters, watermarks,
  *                    blocks in each node's reserve
  *   nolock_wmarks    write "LOW HIGH" to tune the reserves' watermarks
- *   <cache>/stats    geometry, occupancy, event counters, per-node slab
- *                    lists and barns; the pool of a pool-mode cache
+ *   <cache>/stats    geometry, occupancy, the barns' limits, event
+ *                    counters, per-node slab lists and barns; the pool of
+ *                    a pool-mode cache
+ *   <cache>/cpu_stats  the event counters per possible CPU: a header
+ *                    "# cpu NAME..." (the names of stats), then one line
+ *                    "CPU VALUE..." per CPU (read by tools/slabxinfo)
  *
  * The sheaf capacity is fixed when a cache is created, so it is shown but
  * not writable: sheaves of two capacities would meet in the barns, and
@@ -23,6 +27,7 @@
  * (taken by slabx_objpools_show(), which lists each pool from slabx's own
  * memory of it, never from its head, which is the owner's).
  */
+#include <linux/cpumask.h>
 #include <linux/debugfs.h>
 #include <linux/mutex.h>
 #include <linux/nodemask.h>
@@ -132,6 +137,8 @@ static int stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "pages %lu\n", info.slabs << info.order);
 	seq_printf(m, "objects_barn %lu\n", info.objects_barn);
 	seq_printf(m, "sheaves_barn_empty %lu\n", info.sheaves_barn_empty);
+	seq_printf(m, "barn_max_full %u\n", SLABX_BARN_MAX_FULL);
+	seq_printf(m, "barn_max_empty %u\n", SLABX_BARN_MAX_EMPTY);
 	seq_printf(m, "objects_rcu_waiting %lu\n", info.objects_rcu_waiting);
 	for (i = 0; i < SLABX_NR_STATS; i++)
 		seq_printf(m, "%s %lu\n", slabx_stat_names[i],
@@ -147,6 +154,28 @@ static int stats_show(struct seq_file *m, void *v)
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(stats);
+
+/* The counters of stats, split by CPU: they are summed over these. */
+static int cpu_stats_show(struct seq_file *m, void *v)
+{
+	struct slabx_cache *s = m->private;
+	int cpu, i;
+
+	seq_puts(m, "# cpu");
+	for (i = 0; i < SLABX_NR_STATS; i++)
+		seq_printf(m, " %s", slabx_stat_names[i]);
+	seq_putc(m, '\n');
+	for_each_possible_cpu(cpu) {
+		const struct slabx_stats *st = per_cpu_ptr(s->stats, cpu);
+
+		seq_printf(m, "%d", cpu);
+		for (i = 0; i < SLABX_NR_STATS; i++)
+			seq_printf(m, " %lu", READ_ONCE(st->count[i]));
+		seq_putc(m, '\n');
+	}
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(cpu_stats);
 
 static int summary_show(struct seq_file *m, void *v)
 {
@@ -209,6 +238,7 @@ void slabx_debugfs_add_cache(struct slabx_cache *s)
 {
 	s->debugfs = debugfs_create_dir(s->name, slabx_debugfs_root);
 	debugfs_create_file("stats", 0444, s->debugfs, s, &stats_fops);
+	debugfs_create_file("cpu_stats", 0444, s->debugfs, s, &cpu_stats_fops);
 }
 
 /**

@@ -26,6 +26,15 @@ read -r p q <<< "${model:-0 1}"
 passed=$((passed + p))
 failed=$((failed + q))
 
+# slabxinfo's host tests: its parsing and figures on captured debugfs trees.
+mkdir -p "$SLABX_OUT/slabxinfo"
+info=$(make -s -C "$SLABX_TOP/tools/slabxinfo" O="$SLABX_OUT/slabxinfo" check 2>&1 |
+	tee /dev/stderr | sed -n 's/^slabxinfo: \([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p' | tail -1)
+read -r p q <<< "${info:-0 1}"
+[ "$q" -eq 0 ] || { echo "check: slabxinfo tests failed" >&2; fail=1; }
+passed=$((passed + p))
+failed=$((failed + q))
+
 # One guest run: FLAVOUR, then optionally a VARIANT name and its kernel
 # command line (see run-tests.sh); its counts are added to the totals.
 run_guest()

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # Static checks; any warning fails:
 #   - W=1 build and sparse (C=2) against the debug kernel, from scratch
-#   - checkpatch.pl --strict on every C source and header
+#   - checkpatch.pl --strict on every C source and header, tools/ included
 #   - kernel-doc on every C source and header
 #   - shellcheck on every shell script
 set -euo pipefail
@@ -50,6 +50,13 @@ for f in "${files[@]}"; do
 	"$src/scripts/checkpatch.pl" --strict --no-tree --quiet --terse \
 		--ignore FILE_PATH_CHANGES -f "$f" 2>&1 |
 		grep -E ': (ERROR|WARNING|CHECK):' >> "$log" || true
+done
+# The userspace tools in kernel style too; they define the kernel's
+# __printf() themselves, which checkpatch would have them use.
+for f in tools/*/*.c tools/*/tests/*.c; do
+	"$src/scripts/checkpatch.pl" --strict --no-tree --quiet --terse \
+		--ignore FILE_PATH_CHANGES,PREFER_DEFINED_ATTRIBUTE_MACRO \
+		-f "$f" 2>&1 | grep -E ': (ERROR|WARNING|CHECK):' >> "$log" || true
 done
 report "checkpatch --strict" "$log"
 

@@ -72,6 +72,9 @@ make_initramfs()
 		"$root"/selftests/{kselftest,slabx}
 	cp /bin/busybox "$root/bin/"
 	ln -s busybox "$root/bin/sh"
+	# slabxinfo, static as busybox is, for its kselftest (slabx_info.sh).
+	make -s -C "$SLABX_TOP/tools/slabxinfo" O="$out" static
+	cp "$out/slabxinfo-static" "$root/bin/slabxinfo"
 	cp "$SLABX_TOP/scripts/guest-init.sh" "$root/init"
 	cp "$mod/slabx.ko" "$root/modules/"
 	cp "$mod"/tests/*.ko "$root/modules/tests/"
