@@ -42,19 +42,27 @@ figures()
 	}' "$1"
 }
 
-# Median, min and max of the values of each figure, over the boots.
+# Median, min and max of the values of each figure over the boots, the
+# figures in the order the benchmark printed them.
 aggregate()
 {
-	sort -t '	' -k1,1 -k2,2g | awk -F '\t' -v view="$1" '
-	function flush() {
-		if (n == 0) return
-		med = n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
-		printf "%s\t%s\t%.3f\t%.3f\t%.3f\t%d\n", view, key, med, v[1], v[n], n
-		n = 0
-	}
-	$1 != key { flush(); key = $1 }
-	{ v[++n] = $2 }
-	END { flush() }'
+	awk -F '\t' -v view="$1" '
+	!($1 in n) { order[++keys] = $1 }
+	{ v[$1, ++n[$1]] = $2 }
+	END {
+		for (k = 1; k <= keys; k++) {
+			key = order[k]
+			m = n[key]
+			for (i = 1; i <= m; i++) {
+				x = v[key, i]
+				for (j = i - 1; j > 0 && a[j] > x; j--)
+					a[j + 1] = a[j]
+				a[j + 1] = x
+			}
+			med = m % 2 ? a[(m + 1) / 2] : (a[m / 2] + a[m / 2 + 1]) / 2
+			printf "%s\t%s\t%.3f\t%.3f\t%.3f\t%d\n", view, key, med, a[1], a[m], m
+		}
+	}'
 }
 
 : > "$out/results.tsv.new"
