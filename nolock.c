@@ -47,6 +47,7 @@ static void *sheaves_alloc_nolock(struct slabx_cache *s)
 		swap(pcs->main, pcs->spare);
 	if (!pcs->main->size) {
 		full = slabx_barn_try_exchange(slabx_local_barn(s), pcs->main);
+		trace_slabx_barn_get(s, NUMA_NO_NODE, full);
 		if (full)
 			pcs->main = full;
 	}
@@ -79,6 +80,7 @@ static bool sheaves_free_nolock(struct slabx_cache *s,
 		swap(pcs->main, pcs->spare);
 	if (pcs->main->size == pcs->main->capacity) {
 		empty = slabx_barn_try_exchange(slabx_local_barn(s), pcs->main);
+		trace_slabx_barn_put(s, NUMA_NO_NODE, empty);
 		if (empty)
 			pcs->main = empty;
 	}
@@ -86,6 +88,7 @@ static bool sheaves_free_nolock(struct slabx_cache *s,
 		slabx_free_hook(s, obj, !in_nmi());
 		pcs->main->objects[pcs->main->size++] = obj;
 		slabx_stat_inc(s, SLABX_FREE);
+		trace_slabx_free(s, obj, slab->nid, SLABX_TRACE_NOLOCK);
 		done = true;
 	}
 out:
@@ -140,10 +143,13 @@ void *slabx_alloc_nolock(struct slabx_cache *s, gfp_t gfp)
 		slabx_stat_inc(s, SLABX_ALLOC_NOLOCK_FAIL);
 		return NULL;
 	}
-	if (s->pool)
+	if (s->pool) {
 		slabx_pool_hand_out(s, obj, gfp);
-	else
+		trace_slabx_alloc(s, obj, gfp, SLABX_TRACE_POOL);
+	} else {
 		slabx_alloc_hook(s, obj, gfp, false);
+		trace_slabx_alloc(s, obj, gfp, SLABX_TRACE_NOLOCK);
+	}
 	slabx_stat_inc(s, SLABX_ALLOC_NOLOCK);
 	slabx_stat_inc(s, SLABX_ALLOC);
 	return obj;

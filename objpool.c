@@ -275,6 +275,8 @@ void *__slabx_objpool_pop_slow(struct slabx_objpool_head *pool,
 		obj = pop_remote(pool, l, smp_processor_id());
 	if (!obj) {
 		count(l, SLABX_OBJPOOL_MISS);
+		/* The pool's id in debugfs: its shared ring. */
+		trace_slabx_objpool_miss(pool->ring, smp_processor_id());
 		return NULL;
 	}
 	count(l, SLABX_OBJPOOL_POP);
@@ -789,6 +791,7 @@ void *slabx_pool_cache_alloc(struct slabx_cache *s, gfp_t gfp)
 	}
 	slabx_pool_hand_out(s, obj, gfp);
 	slabx_stat_inc(s, SLABX_ALLOC);
+	trace_slabx_alloc(s, obj, gfp, SLABX_TRACE_POOL);
 	return obj;
 }
 
@@ -834,4 +837,5 @@ void slabx_pool_cache_free(struct slabx_cache *s, void *obj)
 		return;
 	}
 	slabx_stat_inc(s, SLABX_FREE);
+	trace_slabx_free(s, obj, NUMA_NO_NODE, SLABX_TRACE_POOL);
 }

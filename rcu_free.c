@@ -41,6 +41,7 @@
 #include <linux/module.h>
 #include <linux/preempt.h>
 #include <linux/rcupdate.h>
+#include <linux/timekeeping.h>
 #include <linux/wait.h>
 #include <linux/workqueue.h>
 
@@ -121,18 +122,29 @@ static void rcu_sheaf_done(struct rcu_head *head)
 	struct slabx_barn *barn = &s->node[sheaf->nid]->barn;
 	/* Read first: in a barn the sheaf is anybody's. */
 	unsigned int nr = sheaf->size, epoch = sheaf->rcu_epoch, i;
+	u64 queued = sheaf->rcu_queued_ns;
+	int nid = sheaf->nid;
+	bool full = nr == sheaf->capacity, to_barn;
 
 	if (IS_ENABLED(CONFIG_KASAN_GENERIC) || slabx_init_on_free(s))
 		for (i = 0; i < nr; i++)
 			slabx_free_hook(s, sheaf->objects[i], false);
 
-	if (sheaf->size == sheaf->capacity && slabx_barn_put_full(barn, sheaf)) {
+	to_barn = full && slabx_barn_put_full(barn, sheaf);
+	if (full)
+		trace_slabx_barn_put(s, nid, to_barn);
+	if (to_barn) {
 		slabx_stat_inc(s, SLABX_RCU_SHEAF_TO_BARN);
 	} else {
 		slabx_sheaf_flush(s, sheaf);
 		slabx_sheaf_stash_empty(s, barn, sheaf);
 		slabx_stat_inc(s, SLABX_RCU_SHEAF_FLUSHED);
 	}
+	/* 0: queued while the event was off, no wait to report. */
+	if (trace_slabx_rcu_sheaf_done_enabled() && queued)
+		trace_slabx_rcu_sheaf_done(s, nid, nr,
+					   ktime_get_mono_fast_ns() - queued,
+					   to_barn);
 	slabx_rcu_done(s, nr);
 	slabx_rcu_put(s, epoch);
 }
@@ -142,6 +154,11 @@ static void rcu_sheaf_submit(struct slabx_cache *s, struct slabx_sheaf *sheaf,
 			     int nid)
 {
 	sheaf->nid = nid;
+	/* Time stamped only for the trace: see rcu_sheaf_done(). */
+	sheaf->rcu_queued_ns = 0;
+	if (trace_slabx_rcu_sheaf_done_enabled())
+		sheaf->rcu_queued_ns = ktime_get_mono_fast_ns() ?: 1;
+	trace_slabx_rcu_sheaf_submit(s, nid, sheaf->size);
 	slabx_stat_inc(s, SLABX_RCU_SHEAF_SUBMITTED);
 	slabx_stat_inc(s, SLABX_RCU_CALL);
 	call_rcu(&sheaf->rcu, rcu_sheaf_done);

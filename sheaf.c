@@ -93,6 +93,7 @@ void slabx_sheaf_flush(struct slabx_cache *s, struct slabx_sheaf *sheaf)
 {
 	if (!sheaf->size)
 		return;
+	trace_slabx_sheaf_flush(s, sheaf->size);
 	slabx_slab_flush(s, sheaf->objects, sheaf->size);
 	slabx_sheaf_forget(sheaf, 0);
 	slabx_stat_inc(s, SLABX_SHEAF_FLUSH);
@@ -103,6 +104,7 @@ static void sheaf_flush_locked(struct slabx_cache *s,
 			       struct slabx_sheaf *sheaf,
 			       struct list_head *discard)
 {
+	trace_slabx_sheaf_flush(s, sheaf->size);
 	slabx_slab_release(s, sheaf->objects, sheaf->size, discard, false);
 	slabx_sheaf_forget(sheaf, 0);
 	slabx_stat_inc(s, SLABX_SHEAF_FLUSH);
@@ -223,6 +225,7 @@ bool slabx_sheaves_main_refill(struct slabx_cache *s, struct slabx_cpu_sheaves *
 	} else {
 		full = slabx_barn_exchange_empty(barn, pcs->main);
 	}
+	trace_slabx_barn_get(s, NUMA_NO_NODE, full);
 	if (full) {
 		pcs->main = full;
 		slabx_stat_inc(s, SLABX_BARN_GET);
@@ -237,6 +240,7 @@ bool slabx_sheaves_main_refill(struct slabx_cache *s, struct slabx_cpu_sheaves *
 	if (!pcs->main->size)
 		return false;
 	slabx_stat_inc(s, SLABX_SHEAF_REFILL);
+	trace_slabx_sheaf_refill(s, pcs->main->size);
 	return true;
 }
 
@@ -271,6 +275,7 @@ bool slabx_sheaves_main_make_room(struct slabx_cache *s,
 	if (pcs->spare->size != pcs->spare->capacity)
 		return false;
 	empty = slabx_barn_exchange_full(barn, pcs->main);
+	trace_slabx_barn_put(s, NUMA_NO_NODE, empty);
 	if (!empty) {
 		slabx_stat_inc(s, SLABX_BARN_PUT_FAIL);
 		return false;
@@ -299,8 +304,10 @@ static struct slabx_sheaf *main_install_empty(struct slabx_cache *s,
 		pcs->spare = pcs->main;
 	} else if (slabx_barn_put_full(slabx_local_barn(s), pcs->main)) {
 		slabx_stat_inc(s, SLABX_BARN_PUT);
+		trace_slabx_barn_put(s, NUMA_NO_NODE, true);
 	} else {
 		slabx_stat_inc(s, SLABX_BARN_PUT_FAIL);
+		trace_slabx_barn_put(s, NUMA_NO_NODE, false);
 		sheaf_flush_locked(s, pcs->main, discard);
 		return empty;
 	}
@@ -349,6 +356,7 @@ bool slabx_sheaves_free_slow(struct slabx_cache *s, int nid, void *obj)
 		pcs->main->objects[pcs->main->size++] = obj;
 		slabx_stat_inc(s, SLABX_FREE_FASTPATH);
 		slabx_stat_inc(s, SLABX_FREE);
+		trace_slabx_free(s, obj, nid, SLABX_TRACE_SHEAF);
 		done = true;
 	}
 	if (left && slabx_barn_put_empty(slabx_local_barn(s), left))
@@ -429,6 +437,7 @@ size_t slabx_sheaves_free_bulk(struct slabx_cache *s, void **p, size_t nr)
 				sheaf_flush_locked(s, pcs->main, &discard);
 				pcs_push(s, pcs, p[i]);
 			}
+			trace_slabx_free(s, p[i], nid, SLABX_TRACE_SHEAF);
 			fast++;
 		} else {
 			/* Compact the rest at the front for the slab layer. */
@@ -713,6 +722,7 @@ static struct slabx_sheaf *prefill_take_ready(struct slabx_cache *s,
 		pcs->spare = NULL;
 	} else {
 		sheaf = slabx_barn_get_full(slabx_local_barn(s));
+		trace_slabx_barn_get(s, NUMA_NO_NODE, sheaf);
 		if (sheaf)
 			slabx_stat_inc(s, SLABX_BARN_GET);
 	}
@@ -801,6 +811,7 @@ void *slabx_alloc_from_sheaf(struct slabx_cache *s, gfp_t gfp,
 	slabx_alloc_hook(s, obj, gfp, false);
 	slabx_stat_inc(s, SLABX_ALLOC_FASTPATH);
 	slabx_stat_inc(s, SLABX_ALLOC);
+	trace_slabx_alloc(s, obj, gfp, SLABX_TRACE_SHEAF);
 	return obj;
 }
 EXPORT_SYMBOL_GPL(slabx_alloc_from_sheaf);
@@ -922,6 +933,7 @@ static bool sheaf_park(struct slabx_cache *s, gfp_t gfp,
 	} else {
 		parked = slabx_barn_put_full(&s->node[nid]->barn, sheaf);
 		slabx_stat_inc(s, parked ? SLABX_BARN_PUT : SLABX_BARN_PUT_FAIL);
+		trace_slabx_barn_put(s, nid, parked);
 	}
 	pcs_unlock(pcs);
 	return parked;

@@ -662,8 +662,10 @@ bool slabx_slab_tryput(struct slabx_cache *s, struct slabx_slab *slab,
 		slabx_stat_inc(s, SLABX_NOLOCK_TRYLOCK_FAIL);
 		return false;
 	}
-	if (node_release(s, n, slab, obj, true, &discard))
+	if (node_release(s, n, slab, obj, true, &discard)) {
 		slabx_stat_inc(s, SLABX_FREE);
+		trace_slabx_free(s, obj, slab->nid, SLABX_TRACE_NOLOCK);
+	}
 	raw_spin_unlock_irqrestore(&n->lock, flags);
 	list_for_each_entry_safe(slab, tmp, &discard, list) {
 		list_del(&slab->list);
@@ -721,7 +723,13 @@ size_t slabx_slab_release(struct slabx_cache *s, void **p, size_t nr,
 		raw_spin_lock_irqsave(&n->lock, flags);
 		slabx_stat_inc(s, SLABX_NODE_LOCK);
 		do {
-			freed += node_release(s, n, slab, p[i], fresh, discard);
+			if (node_release(s, n, slab, p[i], fresh, discard)) {
+				freed++;
+				/* Only objects straight from a user. */
+				if (trace_slabx_free_enabled() && fresh)
+					trace_slabx_free(s, p[i], slab->nid,
+							 SLABX_TRACE_SLAB);
+			}
 			i++;
 			slab = release_next(s, p, nr, &i, fresh);
 		} while (slab && s->node[slab->nid] == n);

@@ -44,6 +44,10 @@
 #include "slabx_compat.h"
 #include "slabx_internal.h"
 
+/* Defines the tracepoints; Kbuild gives this file -I$(src) for them. */
+#define CREATE_TRACE_POINTS
+#include "slabx_trace.h"
+
 /* Objects named, at most, when a cache is destroyed with objects leaked. */
 #define SLABX_LEAKS_NAMED	16
 
@@ -201,12 +205,15 @@ static size_t slab_free_objects(struct slabx_cache *s, void **p, size_t nr)
 
 /* Objects handed to a user: see slabx_alloc_hook(). */
 static void objects_hand_out(struct slabx_cache *s, gfp_t gfp, void **p,
-			     size_t nr)
+			     size_t nr, size_t fast)
 {
 	size_t i;
 
-	for (i = 0; i < nr; i++)
+	for (i = 0; i < nr; i++) {
 		slabx_alloc_hook(s, p[i], gfp, true);
+		trace_slabx_alloc(s, p[i], gfp, i < fast ? SLABX_TRACE_SHEAF :
+				  SLABX_TRACE_SLAB);
+	}
 }
 
 /**
@@ -238,6 +245,7 @@ static bool node_valid(int nid)
 static __always_inline void *cache_alloc(struct slabx_cache *s, gfp_t gfp,
 					 int nid)
 {
+	enum slabx_trace_path path = SLABX_TRACE_SHEAF;
 	void *obj = NULL;
 
 	if (unlikely(!node_valid(nid))) {
@@ -257,9 +265,11 @@ static __always_inline void *cache_alloc(struct slabx_cache *s, gfp_t gfp,
 			return NULL;
 		}
 		slabx_stat_inc(s, SLABX_ALLOC_SLOWPATH);
+		path = SLABX_TRACE_SLAB;
 	}
 	slabx_alloc_hook(s, obj, gfp, true);
 	slabx_stat_inc(s, SLABX_ALLOC);
+	trace_slabx_alloc(s, obj, gfp, path);
 	return obj;
 }
 
@@ -351,8 +361,10 @@ static int pool_alloc_bulk(struct slabx_cache *s, gfp_t gfp, size_t nr,
 		slabx_stat_inc(s, SLABX_ALLOC_FAIL);
 		return 0;
 	}
-	for (i = 0; i < nr; i++)
+	for (i = 0; i < nr; i++) {
 		slabx_pool_hand_out(s, p[i], gfp);
+		trace_slabx_alloc(s, p[i], gfp, SLABX_TRACE_POOL);
+	}
 	slabx_stat_add(s, SLABX_ALLOC, nr);
 	return nr;
 }
@@ -396,7 +408,7 @@ int slabx_alloc_bulk(struct slabx_cache *s, gfp_t gfp, size_t nr, void **p)
 		slabx_stat_inc(s, SLABX_ALLOC_FAIL);
 		return 0;
 	}
-	objects_hand_out(s, gfp, p, nr);
+	objects_hand_out(s, gfp, p, nr, fast);
 	slabx_stat_add(s, SLABX_ALLOC_FASTPATH, fast);
 	slabx_stat_add(s, SLABX_ALLOC_SLOWPATH, slow);
 	slabx_stat_add(s, SLABX_ALLOC, nr);

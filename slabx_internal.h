@@ -46,6 +46,8 @@
  * @nid: node whose barn takes the sheaf back after its grace period.
  * @rcu_epoch: for an rcu_free sheaf, the cache's rcu epoch (0 or 1) when
  *	it took its first object, counted in that epoch's rcu_inflight.
+ * @rcu_queued_ns: for an rcu_free sheaf queued while its trace event was
+ *	enabled, when it was queued (ktime_get_mono_fast_ns()); else 0.
  * @size: objects held, at the end of @objects.
  * @capacity: room in @objects; the cache's sheaf capacity, or more for an
  *	oversize prefilled sheaf.
@@ -59,6 +61,7 @@ struct slabx_sheaf {
 	struct slabx_cache *cache;
 	int nid;
 	unsigned int rcu_epoch;
+	u64 rcu_queued_ns;
 	unsigned int size;
 	unsigned int capacity;
 	void *objects[];
@@ -623,6 +626,9 @@ void *slabx_slab_trynew(struct slabx_cache *s, int nid);
 bool slabx_slab_tryput(struct slabx_cache *s, struct slabx_slab *slab,
 		       void *obj);
 
+/* The tracepoints, declared (slabx.c defines them). */
+#include "slabx_trace.h"
+
 /* barn.c */
 void slabx_barn_init(struct slabx_barn *barn);
 struct slabx_sheaf *slabx_barn_get_full(struct slabx_barn *barn);
@@ -817,6 +823,7 @@ static __always_inline bool sheaves_free(struct slabx_cache *s,
 		/* Counted with the sheaves held: destroy waits for this. */
 		slabx_stat_inc(s, SLABX_FREE_FASTPATH);
 		slabx_stat_inc(s, SLABX_FREE);
+		trace_slabx_free(s, obj, slab->nid, SLABX_TRACE_SHEAF);
 	}
 	pcs_unlock(pcs);
 	return done || slabx_sheaves_free_slow(s, slab->nid, obj);

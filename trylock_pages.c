@@ -447,6 +447,7 @@ static void nolock_refill(int nid, unsigned int order)
 {
 	struct nolock_reserve *r = nolock_reserve[nid];
 	unsigned int high = wmark(READ_ONCE(nolock_high), order);
+	unsigned int added = 0;
 	unsigned long flags;
 
 	while (READ_ONCE(r->nr[order]) < high) {
@@ -455,13 +456,16 @@ static void nolock_refill(int nid, unsigned int order)
 		page = alloc_pages_node(nid, GFP_KERNEL | __GFP_THISNODE |
 					__GFP_NOWARN, order);
 		if (!page)
-			return;
+			break;
 		raw_spin_lock_irqsave(&r->lock, flags);
 		list_add(&page->lru, &r->blocks[order]);
 		r->nr[order]++;
 		raw_spin_unlock_irqrestore(&r->lock, flags);
 		nolock_count(SLABX_NOLOCK_PAGES_REFILLED);
+		added++;
 	}
+	if (added)
+		trace_slabx_nolock_reserve_refill(nid, order, added);
 }
 
 static void nolock_refill_fn(struct work_struct *work)

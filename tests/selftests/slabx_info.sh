@@ -19,12 +19,6 @@ DBG=/sys/kernel/debug/slabx
 N=300
 TMP=/tmp/slabx_info.$$
 
-# The value of KEY in a stats file.
-statval()
-{
-	awk -v k="$2" '$1 == k { print $2 }' "$1"
-}
-
 # The number after "KEY": in the object of cache $1 in the JSON file $3:
 # from its "name" to the next cache's.
 jsonval()

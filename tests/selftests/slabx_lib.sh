@@ -89,3 +89,9 @@ slabx_kernel_older()
 	[ "${v%%.*}" -lt "$1" ] ||
 		{ [ "${v%%.*}" -eq "$1" ] && v=${v#*.} && [ "${v%%[!0-9]*}" -lt "$2" ]; }
 }
+
+# The value of KEY $2 in a stats file $1 (lines "KEY VALUE").
+statval()
+{
+	awk -v k="$2" '$1 == k { print $2 }' "$1"
+}

@@ -13,12 +13,6 @@ DIR=$(dirname "$(readlink -f "$0")")
 
 DBG=/sys/kernel/debug/slabx
 
-# The value of KEY in a stats file.
-statval()
-{
-	awk -v k="$2" '$1 == k { print $2 }' "$1"
-}
-
 load_unload_load()
 {
 	slabx_load slabx && [ -d $DBG ] &&
