@@ -97,13 +97,14 @@ make_initramfs()
 	(cd "$root" && find . | cpio -o -H newc --quiet) > "$out/initramfs.cpio"
 }
 
-# Tests get 8 vCPUs on 2 nodes (8 possible CPUs, hotplug, remote nodes).
+# Tests get 8 vCPUs on 2 nodes (8 possible CPUs, hotplug, remote nodes),
+# or SLABX_CPUS (even, at least 2).
 # The benchmark gets one vCPU per host core, at most 8: more vCPUs than
 # host cores only share them, which measures the host's scheduler.
 # shellcheck disable=SC2317 # called as "boot_$(flavour_arch ...)"
 boot_x86_64()
 {
-	local cpus=8 half
+	local cpus=${SLABX_CPUS:-8} half
 
 	[ "$mode" = bench ] && cpus=$(( $(nproc) < 8 ? $(nproc) : 8 ))
 	[ "$cpus" -ge 2 ] || cpus=2
