@@ -35,6 +35,14 @@ read -r p q <<< "${info:-0 1}"
 passed=$((passed + p))
 failed=$((failed + q))
 
+# make bench's report (medians, chart) on the figures of real boots.
+report=$("$SLABX_TOP/tests/bench/check.sh" 2>&1 | tee /dev/stderr |
+	sed -n 's/^bench-report: \([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p')
+read -r p q <<< "${report:-0 1}"
+[ "$q" -eq 0 ] || { echo "check: bench report tests failed" >&2; fail=1; }
+passed=$((passed + p))
+failed=$((failed + q))
+
 # One guest run: FLAVOUR, then optionally a VARIANT name and its kernel
 # command line (see run-tests.sh); its counts are added to the totals.
 run_guest()

@@ -1,0 +1,78 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Host tests of make bench's report (scripts/bench-report.sh) on the
+# results of real boots (fixtures/: three of the perf view, two of
+# um-perf): the figures of a boot, the medians over the boots against
+# expected.tsv (checked by hand: the 64 B pair's ratios 0.943, 1.094 and
+# 1.015 give 1.015 [0.943, 1.094]; 1.570 and 1.614 give 1.592), and the
+# chart. Prints "bench-report: N passed, N failed".
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=../../scripts/bench-report.sh
+. "$here/../../scripts/bench-report.sh"
+
+fx=$here/fixtures
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+passed=0
+failed=0
+
+result()
+{
+	if [ "$1" -eq 0 ]; then
+		echo "ok $2"
+		passed=$((passed + 1))
+	else
+		echo "not ok $2"
+		failed=$((failed + 1))
+	fi
+}
+
+# One boot: every pattern's three ratios, the objpool lines keyed by CPUs.
+figures_of_one_boot()
+{
+	figures "$fx/perf-boot1.txt" > "$tmp/one"
+	grep -qxP 'size 64 pair slabx/kernel\t0.943' "$tmp/one" &&
+	grep -qxP 'size 64 pair slabx/floor\t5.56' "$tmp/one" &&
+	grep -qxP 'size 64 pair kernel/floor\t5.89' "$tmp/one" &&
+	grep -qP '^size 256 allcpus slabx/kernel\t' "$tmp/one" &&
+	grep -qP '^objpool pop\+push 1cpu slabx/lib\t' "$tmp/one" &&
+	grep -qP '^objpool pop\+push allcpus slabx/lib\t' "$tmp/one" &&
+	[ "$(grep -c . "$tmp/one")" -eq 33 ]
+}
+
+medians_over_boots()
+{
+	{
+		for b in 1 2 3; do figures "$fx/perf-boot$b.txt"; done |
+			aggregate perf
+		for b in 1 2; do figures "$fx/um-perf-boot$b.txt"; done |
+			aggregate um-perf
+	} > "$tmp/results.tsv"
+	diff -u "$here/expected.tsv" "$tmp/results.tsv"
+}
+
+# Every slabx/peer figure is a bar, in both views where both have it.
+chart_has_every_figure()
+{
+	local f
+
+	chart "$here/expected.tsv" "$tmp/ratios.svg" "$tmp/chart.tsv" || return 1
+	grep -q '<svg' "$tmp/ratios.svg" || return 1
+	[ "$(head -1 "$tmp/chart.tsv")" = "figure	perf	um-perf" ] || return 1
+	[ "$(grep -c . "$tmp/chart.tsv")" -eq 18 ] || return 1
+	grep -qxP 'objpool allcpus\t0.672\t0.998' "$tmp/chart.tsv" || return 1
+	for f in "64 pair" "256 batch1024" "64 free_rcu" page \
+		 "objpool+timer allcpus"; do
+		grep -q ">$f<" "$tmp/ratios.svg" || { echo "no bar $f"; return 1; }
+	done
+}
+
+figures_of_one_boot
+result $? "figures of one boot"
+medians_over_boots
+result $? "medians over the boots"
+chart_has_every_figure
+result $? "chart has every figure"
+echo "bench-report: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
