@@ -11,6 +11,7 @@
 
 #include <linux/err.h>
 #include <linux/module.h>
+#include <linux/preempt.h>
 
 #include "../slabx.h"
 
@@ -24,12 +25,20 @@ static void rcu_work(void)
 	void *objs[HELPER_OBJS];
 	unsigned int i;
 
-	if (!slabx_alloc_bulk(rcu_cache, GFP_KERNEL, HELPER_OBJS, objs))
+	/*
+	 * On one CPU throughout: objects of another node would wait in
+	 * their slabs, not in this CPU's rcu_free sheaves.
+	 */
+	migrate_disable();
+	if (!slabx_alloc_bulk(rcu_cache, GFP_KERNEL, HELPER_OBJS, objs)) {
+		migrate_enable();
 		return;
-	/* Four full sheaves, then one partial queued by the barrier. */
+	}
+	/* Three full sheaves, then a partial one queued by the barrier. */
 	for (i = 0; i < HELPER_OBJS - 1; i++)
 		slabx_free_rcu(rcu_cache, objs[i]);
 	slabx_free(rcu_cache, objs[HELPER_OBJS - 1]);
+	migrate_enable();
 	slabx_rcu_barrier(rcu_cache);
 }
 

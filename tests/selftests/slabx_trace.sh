@@ -218,10 +218,13 @@ if ! find_tracefs; then
 fi
 # The events come with slabx: look for them once it is loaded.
 if slabx_load slabx && [ -d $T/events/slabx ] && rmmod slabx; then
+	# Room for the demo's events; the size is given back after.
+	size=$(cat $T/buffer_size_kb)
 	echo 4096 > $T/buffer_size_kb
 	ktap_test_result "demo events match its stats" demo_events
 	ktap_test_result "disabled events record nothing" disabled_silent
 	ktap_test_result "rcu_free sheaf, nolock and pool events" rcu_sheaf_events
+	echo "${size%% *}" > $T/buffer_size_kb
 else
 	rmmod slabx 2> /dev/null
 	ktap_test_fail "slabx has no events in $T/events/slabx"
