@@ -26,9 +26,15 @@ copy_sources()
 	cp tests/Kbuild tests/*.c tests/*.h "$src/tests/"
 }
 
+# Whatever DKMS has of this version goes, even an entry whose sources
+# were deleted: dkms needs them back to remove it.
 remove_all()
 {
-	if dkms status -m slabx -v "$version" | grep -q .; then
+	local st
+
+	st=$(dkms status -m slabx -v "$version" 2>&1 || true)
+	if [ -n "$st" ]; then
+		[ -f "$src/dkms.conf" ] || copy_sources
 		dkms remove -m slabx -v "$version" --all
 	fi
 	rm -rf "$src"
