@@ -170,7 +170,7 @@ static int cpu_stats_show(struct seq_file *m, void *v)
 
 		seq_printf(m, "%d", cpu);
 		for (i = 0; i < SLABX_NR_STATS; i++)
-			seq_printf(m, " %lu", READ_ONCE(st->count[i]));
+			seq_printf(m, " %lu", slabx_stats_read(st, i));
 		seq_putc(m, '\n');
 	}
 	return 0;

@@ -235,8 +235,11 @@ static bool rcu_free_push(struct slabx_cache *s, struct slabx_slab *slab,
 	if (!sheaf->size)		/* rcu_free is never left empty */
 		sheaf->rcu_epoch = slabx_rcu_open(s);
 	sheaf->objects[sheaf->size++] = obj;
-	/* Counted before the callback can see it: waiting never < 0. */
-	slabx_stat_inc(s, SLABX_FREE_RCU);
+	/*
+	 * A free_rcu and a free_rcu_sheaf (see struct slabx_stats), counted
+	 * before the callback can see it: waiting is never below 0.
+	 */
+	__this_cpu_inc(s->stats->pcs_free_rcu);
 	if (sheaf->size == sheaf->capacity) {
 		pcs->rcu_free = NULL;
 		rcu_sheaf_submit(s, sheaf, numa_mem_id());
@@ -311,10 +314,8 @@ void slabx_free_rcu(struct slabx_cache *s, void *obj)
 	 */
 	kmemleak_free(obj);
 	if (s->sheaf_capacity) {
-		if (free_rcu_to_sheaf(s, slab, obj)) {
-			slabx_stat_inc(s, SLABX_FREE_RCU_SHEAF);
+		if (free_rcu_to_sheaf(s, slab, obj))
 			return;
-		}
 		slabx_stat_inc(s, SLABX_FREE_RCU_SHEAF_FAIL);
 	}
 	if (slabx_slab_defer_rcu(s, slab, obj))

@@ -354,8 +354,7 @@ bool slabx_sheaves_free_slow(struct slabx_cache *s, int nid, void *obj)
 			left = main_install_empty(s, pcs, empty, &discard);
 		slabx_free_hook(s, obj, true);
 		pcs->main->objects[pcs->main->size++] = obj;
-		slabx_stat_inc(s, SLABX_FREE_FASTPATH);
-		slabx_stat_inc(s, SLABX_FREE);
+		__this_cpu_inc(s->stats->pcs_free);
 		trace_slabx_free(s, obj, nid, SLABX_TRACE_SHEAF);
 		done = true;
 	}

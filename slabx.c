@@ -265,10 +265,10 @@ static __always_inline void *cache_alloc(struct slabx_cache *s, gfp_t gfp,
 			return NULL;
 		}
 		slabx_stat_inc(s, SLABX_ALLOC_SLOWPATH);
+		slabx_stat_inc(s, SLABX_ALLOC);
 		path = SLABX_TRACE_SLAB;
 	}
 	slabx_alloc_hook(s, obj, gfp, true);
-	slabx_stat_inc(s, SLABX_ALLOC);
 	trace_slabx_alloc(s, obj, gfp, path);
 	return obj;
 }
@@ -448,6 +448,30 @@ EXPORT_SYMBOL_GPL(slabx_free_bulk);
 /* ---- statistics -------------------------------------------------------------- */
 
 /**
+ * slabx_stats_read() - one CPU's count of one event
+ * @st: that CPU's counters of a cache.
+ * @item: the event.
+ *
+ * The hot paths' counts are added to the events they are: see struct
+ * slabx_stats.
+ *
+ * Return: the count; a racy read of a counter that may change meanwhile.
+ */
+unsigned long slabx_stats_read(const struct slabx_stats *st,
+			       enum slabx_stat_item item)
+{
+	unsigned long nr = READ_ONCE(st->count[item]);
+
+	if (item == SLABX_ALLOC || item == SLABX_ALLOC_FASTPATH)
+		nr += READ_ONCE(st->pcs_alloc);
+	else if (item == SLABX_FREE || item == SLABX_FREE_FASTPATH)
+		nr += READ_ONCE(st->pcs_free);
+	else if (item == SLABX_FREE_RCU || item == SLABX_FREE_RCU_SHEAF)
+		nr += READ_ONCE(st->pcs_free_rcu);
+	return nr;
+}
+
+/**
  * slabx_cache_stat() - read one event counter of a cache
  * @s: the cache.
  * @item: the counter.
@@ -462,7 +486,7 @@ unsigned long slabx_cache_stat(struct slabx_cache *s, enum slabx_stat_item item)
 	if (WARN_ON_ONCE(item >= SLABX_NR_STATS))
 		return 0;
 	for_each_possible_cpu(cpu)
-		sum += per_cpu_ptr(s->stats, cpu)->count[item];
+		sum += slabx_stats_read(per_cpu_ptr(s->stats, cpu), item);
 	return sum;
 }
 EXPORT_SYMBOL_GPL(slabx_cache_stat);

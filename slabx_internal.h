@@ -186,9 +186,24 @@ struct slabx_node {
 /**
  * struct slabx_stats - one CPU's event counters of one cache
  * @count: indexed by &enum slabx_stat_item.
+ * @pcs_alloc: objects slabx_alloc() took from this CPU's sheaves; read as
+ *	part of %SLABX_ALLOC and %SLABX_ALLOC_FASTPATH.
+ * @pcs_free: objects slabx_free() put into this CPU's sheaves; read as part
+ *	of %SLABX_FREE and %SLABX_FREE_FASTPATH.
+ * @pcs_free_rcu: objects slabx_free_rcu() put into this CPU's rcu_free
+ *	sheaf; read as part of %SLABX_FREE_RCU and %SLABX_FREE_RCU_SHEAF.
+ *
+ * The hot paths count one event each, in @pcs_alloc, @pcs_free or
+ * @pcs_free_rcu, with a plain per-CPU increment: only a holder of this CPU's sheaves of the
+ * cache (pcs_lock()) writes them, and an interrupt or NMI that finds the
+ * sheaves held takes the slab path, which counts in @count. Always on,
+ * at the cost of one increment of a hot line.
  */
 struct slabx_stats {
 	unsigned long count[SLABX_NR_STATS];
+	unsigned long pcs_alloc;
+	unsigned long pcs_free;
+	unsigned long pcs_free_rcu;
 };
 
 /**
@@ -276,6 +291,9 @@ static inline void slabx_stat_add(struct slabx_cache *s,
 {
 	this_cpu_add(s->stats->count[item], nr);
 }
+
+unsigned long slabx_stats_read(const struct slabx_stats *st,
+			       enum slabx_stat_item item);
 
 /*
  * Fault injection for tests: @left failures to come, 0 none, negative
@@ -764,6 +782,8 @@ static __always_inline bool pcs_push(struct slabx_cache *s,
  * @gfp: allocation context.
  * @nid: node asked for, or NUMA_NO_NODE.
  *
+ * The object is counted as allocated (alloc and alloc_fastpath).
+ *
  * Return: an object, or NULL when the caller must take the slab path: the
  * sheaves are busy (re-entrant call), @nid is not this CPU's node, or
  * neither the sheaves, the barn nor the partial slabs had an object.
@@ -781,10 +801,10 @@ static __always_inline void *sheaves_alloc(struct slabx_cache *s, gfp_t gfp,
 	    (likely(pcs->main->size) || slabx_sheaves_main_refill(s, pcs, gfp))) {
 		obj = pcs->main->objects[pcs->main->size - 1];
 		slabx_sheaf_forget(pcs->main, pcs->main->size - 1);
+		/* An alloc and an alloc_fastpath: see struct slabx_stats. */
+		__this_cpu_inc(s->stats->pcs_alloc);
 	}
 	pcs_unlock(pcs);
-	if (obj)
-		slabx_stat_inc(s, SLABX_ALLOC_FASTPATH);
 	return obj;
 }
 
@@ -820,9 +840,11 @@ static __always_inline bool sheaves_free(struct slabx_cache *s,
 	}
 	done = pcs_push(s, pcs, obj);
 	if (likely(done)) {
-		/* Counted with the sheaves held: destroy waits for this. */
-		slabx_stat_inc(s, SLABX_FREE_FASTPATH);
-		slabx_stat_inc(s, SLABX_FREE);
+		/*
+		 * A free and a free_fastpath, counted with the sheaves held:
+		 * destroy waits for this. See struct slabx_stats.
+		 */
+		__this_cpu_inc(s->stats->pcs_free);
 		trace_slabx_free(s, obj, slab->nid, SLABX_TRACE_SHEAF);
 	}
 	pcs_unlock(pcs);
