@@ -169,13 +169,18 @@ static bool gfp_allows_spinning(gfp_t gfp)
  * (whose locks are sleeping locks on PREEMPT_RT, and for lockdep's
  * wait-context checks everywhere) must not be called, and that cannot be
  * told from outside except by preemptible(). Without CONFIG_PREEMPT_COUNT
- * that is always false: frees then make do with the sheaves at hand.
+ * (which PREEMPT_RT and lockdep select, where the architecture can
+ * preempt) preemptible() is always false, but then neither of those two
+ * rules is in force: kmalloc() with %GFP_NOWAIT is fine in any context but
+ * NMI, where no slabx free path that asks is called.
  *
  * Return: true where kmalloc() with %GFP_NOWAIT is allowed for sure.
  */
 bool slabx_may_alloc_sheaf(void)
 {
-	return preemptible();
+	if (IS_ENABLED(CONFIG_PREEMPT_COUNT))
+		return preemptible();
+	return !IS_ENABLED(CONFIG_PROVE_LOCKING) && !in_nmi();
 }
 
 /**
