@@ -261,7 +261,7 @@ static bool free_rcu_to_sheaf(struct slabx_cache *s, struct slabx_slab *slab,
 	if (done || slab->nid != numa_mem_id() || !slabx_may_alloc_sheaf() ||
 	    slabx_fault_injected_rcu_sheaf())
 		return done;
-	new = slabx_sheaf_new(s, s->sheaf_capacity, GFP_NOWAIT);
+	new = slabx_sheaf_new(s, s->sheaf_capacity, SLABX_FREE_SHEAF_GFP);
 	if (!new)
 		return false;
 	done = rcu_free_push(s, slab, obj, &new);

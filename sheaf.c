@@ -171,16 +171,19 @@ static bool gfp_allows_spinning(gfp_t gfp)
  * told from outside except by preemptible(). Without CONFIG_PREEMPT_COUNT
  * (which PREEMPT_RT and lockdep select, where the architecture can
  * preempt) preemptible() is always false, but then neither of those two
- * rules is in force: kmalloc() with %GFP_NOWAIT is fine in any context but
- * NMI, where no slabx free path that asks is called.
+ * rules is in force: a task may allocate with %SLABX_FREE_SHEAF_GFP even
+ * with IRQs disabled or a spinlock held. Interrupts make do with the
+ * sheaves at hand, as with a preempt count: one that finds this CPU's
+ * sheaves held would allocate in vain.
  *
- * Return: true where kmalloc() with %GFP_NOWAIT is allowed for sure.
+ * Return: true where kmalloc() with %SLABX_FREE_SHEAF_GFP is allowed for
+ * sure.
  */
 bool slabx_may_alloc_sheaf(void)
 {
 	if (IS_ENABLED(CONFIG_PREEMPT_COUNT))
 		return preemptible();
-	return !IS_ENABLED(CONFIG_PROVE_LOCKING) && !in_nmi();
+	return !IS_ENABLED(CONFIG_PROVE_LOCKING) && !in_interrupt();
 }
 
 /**
@@ -346,7 +349,7 @@ bool slabx_sheaves_free_slow(struct slabx_cache *s, int nid, void *obj)
 
 	if (slabx_may_alloc_sheaf() && slabx_barn_has_room_for_full(slabx_local_barn(s)))
 		empty = slabx_sheaf_new(s, s->sheaf_capacity,
-					GFP_NOWAIT | __GFP_NOWARN);
+					SLABX_FREE_SHEAF_GFP);
 	left = empty;
 	rcu_read_lock();
 	pcs = pcs_lock(s);

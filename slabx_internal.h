@@ -194,10 +194,10 @@ struct slabx_node {
  *	sheaf; read as part of %SLABX_FREE_RCU and %SLABX_FREE_RCU_SHEAF.
  *
  * The hot paths count one event each, in @pcs_alloc, @pcs_free or
- * @pcs_free_rcu, with a plain per-CPU increment: only a holder of this CPU's sheaves of the
- * cache (pcs_lock()) writes them, and an interrupt or NMI that finds the
- * sheaves held takes the slab path, which counts in @count. Always on,
- * at the cost of one increment of a hot line.
+ * @pcs_free_rcu, with a plain per-CPU increment: only a holder of this
+ * CPU's sheaves of the cache (pcs_lock()) writes them, and an interrupt or
+ * NMI that finds the sheaves held takes the slab path, which counts in
+ * @count. Always on, at the cost of one increment of a hot line.
  */
 struct slabx_stats {
 	unsigned long count[SLABX_NR_STATS];
@@ -671,6 +671,13 @@ struct slabx_sheaf *slabx_sheaf_new(struct slabx_cache *s, unsigned int capacity
 void slabx_sheaf_flush(struct slabx_cache *s, struct slabx_sheaf *sheaf);
 void slabx_sheaf_stash_empty(struct slabx_cache *s, struct slabx_barn *barn,
 			     struct slabx_sheaf *sheaf);
+/*
+ * What a free path allocates a sheaf with, where slabx_may_alloc_sheaf():
+ * it never sleeps, and never wakes kswapd either, since the caller may
+ * hold the scheduler's locks (slabx_free_rcu() from a sched_switch probe).
+ */
+#define SLABX_FREE_SHEAF_GFP	((GFP_NOWAIT & ~__GFP_KSWAPD_RECLAIM) | __GFP_NOWARN)
+
 bool slabx_may_alloc_sheaf(void);
 bool slabx_may_free_pages(void);
 unsigned int slabx_sheaf_default_capacity(unsigned int stride);
