@@ -19,6 +19,7 @@
 #include <linux/completion.h>
 #include <linux/kthread.h>
 #include <linux/rcupdate.h>
+#include <linux/vmalloc.h>
 
 #include "../slabx.h"
 #include "slabx_kunit.h"
@@ -268,6 +269,32 @@ static void free_of_foreign_pointer(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, objects_held(s), 0);
 }
 
+static u8 module_byte;
+
+/*
+ * Pointers no slab can be at (vmalloc space, module data, a user address):
+ * reported and refused without reading anything at them.
+ */
+static void free_outside_the_direct_map(struct kunit *test)
+{
+	struct slabx_cache *s = debug_cache(test, "misuse_nonlinear");
+	struct bad_access b = { .fn = free_obj, .s = s };
+	void *buf = vmalloc(64);
+	void *ptrs[] = { buf, &module_byte, (void *)0x1000UL };
+	int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	for (i = 0; i < ARRAY_SIZE(ptrs); i++) {
+		b.obj = ptrs[i];
+		expect_report(test, &b,
+			      "warning: not an object of this cache");
+	}
+	vfree(buf);
+	KUNIT_EXPECT_EQ(test, slabx_cache_stat(s, SLABX_FREE_INVALID),
+			ARRAY_SIZE(ptrs));
+	KUNIT_EXPECT_EQ(test, slabx_cache_stat(s, SLABX_FREE), 0);
+}
+
 /*
  * A double free: KASAN's report where KASAN is on (it comes first), the
  * cache's own check everywhere else. Either way the object is refused.
@@ -369,6 +396,7 @@ static void naive_double_free_hardened(struct kunit *test)
 static struct kunit_case misuse_cases[] = {
 	KUNIT_CASE(naive_double_free_hardened),
 	KUNIT_CASE(free_of_foreign_pointer),
+	KUNIT_CASE(free_outside_the_direct_map),
 	KUNIT_CASE(double_free_in_debug_cache),
 	KUNIT_CASE(destroy_names_leaks_and_refuses_alloc),
 	{}
