@@ -6,6 +6,9 @@
 #   perf:    the x86 perf kernel under QEMU TCG (calls, returns and atomics
 #            cost far more than on hardware; SMP, NMIs)
 #   um-perf: the same C at native speed under User-mode Linux, one CPU
+#   stock-6.12: Debian's production 6.12 kernel under QEMU TCG (SLUB with
+#            memcg, init_on_alloc, hardened free lists; slabx too honours
+#            init_on_alloc there)
 # Every ratio comes from one boot, where slabx, the kernel's allocator and
 # the floor (a per-CPU array) ran alternately on the same CPU.
 # SLABX_BENCH_VIEWS and SLABX_BENCH_BOOTS (default 3) change what runs;
@@ -15,7 +18,7 @@
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 
-views=${SLABX_BENCH_VIEWS:-perf um-perf}
+views=${SLABX_BENCH_VIEWS:-perf um-perf stock-6.12}
 boots=${SLABX_BENCH_BOOTS:-3}
 [ "$boots" -ge 1 ] 2>/dev/null ||
 	{ echo "bench: SLABX_BENCH_BOOTS must be a number, at least 1" >&2; exit 1; }

@@ -110,7 +110,8 @@ make_initramfs()
 # when an event enables sched_wakeup's cmdline recording; 400 toggles of
 # events/sched/sched_wakeup crash 6.12 and 6.12-rt without slabx loaded,
 # and pass single-threaded). Our own kernels have no jump labels: they
-# keep true parallel vCPUs for the races.
+# keep true parallel vCPUs for the races. The benchmark keeps them on a
+# stock kernel too (its all-CPU figures need them; it toggles no event).
 boot_x86_64()
 {
 	local cpus=${SLABX_CPUS:-8} half tcg=multi
@@ -118,7 +119,7 @@ boot_x86_64()
 	[ "$mode" = bench ] && cpus=$(( $(nproc) < 8 ? $(nproc) : 8 ))
 	[ "$cpus" -ge 2 ] || cpus=2
 	half=$((cpus / 2))
-	[[ "$flavour" != stock-* ]] || tcg=single
+	[[ "$flavour" != stock-* || "$mode" = bench ]] || tcg=single
 	timeout --foreground -k 10 "$limit" qemu-system-x86_64 \
 		-accel "tcg,thread=$tcg" \
 		-smp "$cpus,sockets=2,cores=$half,threads=1" \
