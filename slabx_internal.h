@@ -430,12 +430,14 @@ static __no_kasan_or_inline bool slabx_slab_header_ok(struct slabx_cache *s,
  * memory of the direct map, where slabs live: virt_addr_valid()'s check,
  * on the header's address. On x86-64 that is an out-of-line call (a fifth
  * of the hot pair's cost under TCG), so its direct-map half is open-coded:
- * below PAGE_OFFSET is no memory, and pfn_valid() (inline) bounds the rest.
+ * below PAGE_OFFSET is no memory, and pfn_valid() (inline) bounds the rest;
+ * kernel-image addresses, which it also accepts, hold no slab. User-mode
+ * Linux's virt_addr_valid() is inline already.
  */
 static __always_inline struct slabx_slab *
 slabx_user_addr_to_slab(struct slabx_cache *s, const void *obj)
 {
-#ifdef CONFIG_X86_64
+#if defined(CONFIG_X86_64) && !defined(CONFIG_UML)
 	unsigned long addr = (unsigned long)obj, phys;
 
 	if (addr < PAGE_OFFSET)

@@ -272,15 +272,23 @@ static void free_of_foreign_pointer(struct kunit *test)
 static u8 module_byte;
 
 /*
- * Pointers no slab can be at (vmalloc space, module data, a user address):
- * reported and refused without reading anything at them.
+ * Pointers no slab can be at: reported and refused without reading
+ * anything at them. Among them unmapped addresses, where a read would
+ * oops: a user address, the guard page after a vmalloc() area and, on
+ * x86-64, the last page of the direct map's range (far past this guest's
+ * memory: pfn_valid() looks its section up and finds none).
  */
 static void free_outside_the_direct_map(struct kunit *test)
 {
 	struct slabx_cache *s = debug_cache(test, "misuse_nonlinear");
 	struct bad_access b = { .fn = free_obj, .s = s };
-	void *buf = vmalloc(64);
-	void *ptrs[] = { buf, &module_byte, (void *)0x1000UL };
+	void *buf = vmalloc(PAGE_SIZE);
+	void *ptrs[] = {
+		buf, buf + PAGE_SIZE, &module_byte, (void *)0x1000UL,
+#if defined(CONFIG_X86_64) && !defined(CONFIG_UML)
+		(void *)(PAGE_OFFSET + (1UL << MAX_PHYSMEM_BITS) - PAGE_SIZE),
+#endif
+	};
 	int i;
 
 	KUNIT_ASSERT_NOT_NULL(test, buf);
