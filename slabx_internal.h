@@ -443,8 +443,7 @@ slabx_user_addr_to_slab(struct slabx_cache *s, const void *obj)
 	if (addr < PAGE_OFFSET)
 		return NULL;
 	phys = ALIGN_DOWN(addr - PAGE_OFFSET, PAGE_SIZE << s->order);
-	return pfn_valid(PHYS_PFN(phys)) ? (struct slabx_slab *)(phys + PAGE_OFFSET) :
-					   NULL;
+	return pfn_valid(PHYS_PFN(phys)) ? __va(phys) : NULL;
 #else
 	return virt_addr_valid(obj) ? slabx_addr_to_slab(s, obj) : NULL;
 #endif

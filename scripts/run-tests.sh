@@ -101,7 +101,6 @@ make_initramfs()
 # or SLABX_CPUS (even, at least 2).
 # The benchmark gets one vCPU per host core, at most 8: more vCPUs than
 # host cores only share them, which measures the host's scheduler.
-# shellcheck disable=SC2317 # called as "boot_$(flavour_arch ...)"
 #
 # A stock kernel runs on one host thread (single-threaded TCG, its vCPUs
 # in turn): stock kernels have CONFIG_JUMP_LABEL, and QEMU 7.2's
@@ -112,6 +111,7 @@ make_initramfs()
 # and pass single-threaded). Our own kernels have no jump labels: they
 # keep true parallel vCPUs for the races. The benchmark keeps them on a
 # stock kernel too (its all-CPU figures need them; it toggles no event).
+# shellcheck disable=SC2317 # called as "boot_$(flavour_arch ...)"
 boot_x86_64()
 {
 	local cpus=${SLABX_CPUS:-8} half tcg=multi
