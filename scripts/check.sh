@@ -9,7 +9,7 @@
 set -uo pipefail
 . "$(dirname "$0")/common.sh"
 
-flavours=${SLABX_FLAVOURS:-debug rt kcsan um}
+flavours=${SLABX_FLAVOURS:-debug debug-6.1 rt kcsan um}
 mkdir -p "$SLABX_OUT"
 rm -f "$SLABX_OUT/check-summary"
 fail=0

@@ -5,19 +5,38 @@
 SLABX_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 SLABX_CACHE=${SLABX_CACHE:-/var/cache/slabx}
 SLABX_OUT=${SLABX_OUT:-$SLABX_TOP/build}
-# shellcheck disable=SC2034 # used by kernel.sh
-SRC_TARBALL=/usr/src/linux-source-6.12.tar.xz
-
-# Version of the Debian kernel source package, part of every cache key.
-src_version()
+# Kernel source series of a flavour: the test kernels are built from
+# Debian's linux-source-6.12, the *-6.1 flavours from linux-source-6.1.
+flavour_series()
 {
-	dpkg-query -W -f='${Version}' linux-source-6.12
+	case "$1" in
+	*-6.1) echo 6.1 ;;
+	*) echo 6.12 ;;
+	esac
 }
 
-# Directory holding the extracted kernel source for this version.
+# The series whose scripts slabx uses (checkpatch, kernel-doc, kunit.py,
+# the kselftest helpers), for every flavour.
+# shellcheck disable=SC2034 # used by the scripts that source this file
+TOOLS_SERIES=6.12
+
+# Debian's source package of a series, as a tarball.
+src_tarball()
+{
+	echo "/usr/src/linux-source-$1.tar.xz"
+}
+
+# Version of the Debian kernel source package of a series, part of every
+# cache key.
+src_version()
+{
+	dpkg-query -W -f='${Version}' "linux-source-$1"
+}
+
+# Directory holding the extracted kernel source of a series.
 src_dir()
 {
-	echo "$SLABX_CACHE/src-$(src_version)/linux-source-6.12"
+	echo "$SLABX_CACHE/src-$(src_version "$1")/linux-source-$1"
 }
 
 # Fragments, in merge order, for a flavour.
@@ -27,6 +46,7 @@ flavour_fragments()
 
 	case "$1" in
 	debug) echo "$d/common.config $d/x86.config $d/debug.config" ;;
+	debug-6.1) echo "$d/common.config $d/x86.config $d/debug.config $d/linux-6.1.config" ;;
 	perf)  echo "$d/common.config $d/x86.config $d/perf.config" ;;
 	rt)    echo "$d/common.config $d/x86.config $d/debug.config $d/rt.config" ;;
 	kcsan) echo "$d/common.config $d/x86.config $d/kcsan.config" ;;
@@ -49,12 +69,14 @@ flavour_arch()
 # the build script itself, so any change there means a fresh kernel.
 kernel_dir()
 {
-	local key
+	local key series
 
 	# The source version is part of the key: install it first.
-	[ -n "$(src_version 2>/dev/null)" ] || "$SLABX_TOP/scripts/deps.sh" >&2
+	series=$(flavour_series "$1")
+	[ -n "$(src_version "$series" 2>/dev/null)" ] ||
+		"$SLABX_TOP/scripts/deps.sh" >&2
 	# shellcheck disable=SC2046 # one path per fragment, no spaces
-	key=$( { src_version; cat $(flavour_fragments "$1");
+	key=$( { src_version "$series"; cat $(flavour_fragments "$1");
 		 cat "$SLABX_TOP/scripts/kernel.sh"; } | sha256sum | cut -c1-16)
 	echo "$SLABX_CACHE/kernel-$1-$key"
 }

@@ -3,9 +3,9 @@
 # Install the Debian packages slabx needs to build and test, if missing.
 set -euo pipefail
 
-pkgs=(linux-source-6.12 qemu-system-x86 busybox-static sparse flex bison
-      libelf-dev libssl-dev bc cpio xz-utils kmod python3 gcc make perl
-      shellcheck dkms gnuplot-nox)
+pkgs=(linux-source-6.12 linux-source-6.1 qemu-system-x86 busybox-static
+      sparse flex bison libelf-dev libssl-dev bc cpio xz-utils kmod python3
+      gcc make perl shellcheck dkms gnuplot-nox)
 missing=()
 for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||

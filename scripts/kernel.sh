@@ -5,7 +5,7 @@
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 
-flavour=${1:?usage: kernel.sh debug|um|perf|rt}
+flavour=${1:?usage: kernel.sh debug|debug-6.1|rt|kcsan|perf|um|um-perf}
 kdir=$(kernel_dir "$flavour")
 arch=$(flavour_arch "$flavour")
 
@@ -24,18 +24,22 @@ if [ -f "$kdir/.slabx-built" ]; then
 fi
 
 "$SLABX_TOP/scripts/deps.sh" >&2
-src=$(src_dir)
+series=$(flavour_series "$flavour")
+src=$(src_dir "$series")
 if [ ! -f "$src/.slabx-extracted" ]; then
-	echo "kernel: extracting $(src_version) into $(dirname "$src")" >&2
+	echo "kernel: extracting $(src_version "$series") into $(dirname "$src")" >&2
 	rm -rf "$(dirname "$src")"
 	mkdir -p "$(dirname "$src")"
-	tar xJf "$SRC_TARBALL" -C "$(dirname "$src")"
+	tar xJf "$(src_tarball "$series")" -C "$(dirname "$src")"
 	touch "$src/.slabx-extracted"
 fi
 
 echo "kernel: building $flavour in $kdir (a few minutes)" >&2
-# Builds of this flavour under other keys are stale.
-rm -rf "$SLABX_CACHE/kernel-$flavour-"*
+# Builds of this flavour under other keys are stale (not those of another
+# flavour whose name starts with this one's: debug-6.1 for debug).
+for old in "$SLABX_CACHE/kernel-$flavour-"*; do
+	[[ ! "$old" =~ /kernel-$flavour-[0-9a-f]{16}$ ]] || rm -rf "$old"
+done
 mkdir -p "$kdir"
 frags=$(flavour_fragments "$flavour")
 mk=(make -s -C "$src" O="$kdir" ARCH="$arch" -j"$(nproc)")
@@ -72,6 +76,21 @@ for opt in "${!want[@]}"; do
 done
 [ $bad -eq 0 ] || exit 1
 
+# A build takes minutes: a line a minute says it is moving.
+progress()
+{
+	local start
+
+	start=$(date +%s)
+	while sleep 60; do
+		echo "kernel: building $flavour: $(( ($(date +%s) - start) / 60 )) min," \
+			"$(find "$kdir" -name '*.o' | wc -l) objects" >&2
+	done
+}
+progress &
+ticker=$!
+trap 'kill $ticker 2> /dev/null || true' EXIT
 "${mk[@]}" >&2
+kill $ticker
 touch "$kdir/.slabx-built"
 echo "$kdir"

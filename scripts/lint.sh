@@ -9,7 +9,7 @@ set -euo pipefail
 . "$(dirname "$0")/common.sh"
 
 kdir=$("$SLABX_TOP/scripts/kernel.sh" debug)
-src=$(src_dir)
+src=$(src_dir "$TOOLS_SERIES")
 command -v shellcheck > /dev/null || "$SLABX_TOP/scripts/deps.sh" >&2
 cd "$SLABX_TOP"
 shopt -s nullglob

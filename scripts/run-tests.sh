@@ -6,6 +6,7 @@
 #
 # Usage: scripts/run-tests.sh FLAVOUR check|demo|bench
 #   debug: QEMU x86_64 (TCG), 8 vCPUs: four on each of 2 NUMA nodes
+#   debug-6.1: the same machine, the debug kernel built from Linux 6.1
 #   rt:    the same machine, the debug kernel with PREEMPT_RT
 #   kcsan: the same machine, the x86 kernel with KCSAN (data races)
 #   perf:  the same machine, kernel without debug checkers (for bench)
@@ -22,6 +23,10 @@
 # build/FLAVOUR-VARIANT-MODE/. kmemleak, built into the debug kernels, is
 # off unless the command line turns it on: it serialises every allocation
 # of the kernel, too slow for the stress tests under TCG.
+#
+# SLABX_KO: a slabx.ko (or .ko.xz) to test instead of the one built here,
+# with the test modules built here against the same kernel (check-distro
+# runs the stock guests on what DKMS installed).
 #
 # A test that provokes a report on purpose prints
 #   slabx-expect: BEGIN NAME: KIND: TEXT
@@ -66,7 +71,7 @@ make_initramfs()
 {
 	local root=$out/root ksft=$out/ksft sel t
 
-	sel=$(src_dir)/tools/testing/selftests
+	sel=$(src_dir "$TOOLS_SERIES")/tools/testing/selftests
 
 	mkdir -p "$root"/{bin,dev,proc,sys,tmp,modules/tests} \
 		"$root"/selftests/{kselftest,slabx}
@@ -76,7 +81,10 @@ make_initramfs()
 	make -s -C "$SLABX_TOP/tools/slabxinfo" O="$out" static
 	cp "$out/slabxinfo-static" "$root/bin/slabxinfo"
 	cp "$SLABX_TOP/scripts/guest-init.sh" "$root/init"
-	cp "$mod/slabx.ko" "$root/modules/"
+	case ${SLABX_KO:-$mod/slabx.ko} in
+	*.xz) xz -dc "$SLABX_KO" > "$root/modules/slabx.ko" ;;
+	*) cp "${SLABX_KO:-$mod/slabx.ko}" "$root/modules/slabx.ko" ;;
+	esac
 	cp "$mod"/tests/*.ko "$root/modules/tests/"
 	cp "$sel/kselftest/ktap_helpers.sh" "$root/selftests/kselftest/"
 	# The list comes from the Makefile through the kernel's lib.mk, as in a
@@ -215,7 +223,7 @@ parse_section()
 
 	section "$name" > "$out/$name.ktap"
 	log=$out/$name.parsed
-	if python3 "$(src_dir)/tools/testing/kunit/kunit.py" parse \
+	if python3 "$(src_dir "$TOOLS_SERIES")/tools/testing/kunit/kunit.py" parse \
 		"$out/$name.ktap" > "$log" 2>&1; then
 		:
 	else
@@ -277,6 +285,15 @@ if [[ "$flavour" == stock-* ]]; then
 else
 	read -r kp kf < <(parse_section KUNIT)
 	check_suites || fail=1
+	# KUnit's debugfs logs, where the results come from, hold 512
+	# bytes per case and suite before 6.7: a long log loses its end.
+	# Every result was printed whole on the console too.
+	if grep -E -n '^[[:space:]]*not ok [0-9]+ ' "$out/console.log" \
+		> "$out/not-ok.txt"; then
+		echo "FAIL: a test reported \"not ok\" on the console:" >&2
+		head -5 "$out/not-ok.txt" >&2
+		fail=1
+	fi
 fi
 { [ -n "$sp" ] && [ -n "$kp" ]; } || { echo "FAIL: no results parsed" >&2; fail=1; }
 passed=$(( ${sp:-0} + ${kp:-0} ))

@@ -17,6 +17,7 @@
 #include <linux/sched/task.h>
 
 #include "../slabx.h"
+#include "../slabx_compat.h"
 
 struct snap {
 	unsigned long v[SLABX_NR_STATS];

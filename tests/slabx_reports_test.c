@@ -89,7 +89,7 @@ static void require_kasan(struct kunit *test)
 		kunit_skip(test, "needs generic KASAN (the debug and rt kernels)");
 }
 
-#define UAF	"kasan: BUG: KASAN: slab-use-after-free in read_byte"
+#define UAF	"kasan: BUG: KASAN: " SLABX_KASAN_SLAB_UAF " in read_byte"
 #define OOB	"kasan: BUG: KASAN: slab-out-of-bounds in write_byte"
 
 /* An object freed into its slab (a cache without sheaves). */
@@ -233,7 +233,7 @@ static void double_free_into_sheaf(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, b.obj);
 	slabx_free(s, b.obj);
 	freed = slabx_cache_stat(s, SLABX_FREE);
-	expect_report(test, &b, "kasan: BUG: KASAN: slab-use-after-free in");
+	expect_report(test, &b, "kasan: BUG: KASAN: " SLABX_KASAN_SLAB_UAF " in");
 	KUNIT_EXPECT_EQ(test, slabx_cache_stat(s, SLABX_FREE), freed);
 	KUNIT_EXPECT_EQ(test, slabx_cache_stat(s, SLABX_FREE_INVALID), 1);
 	KUNIT_EXPECT_EQ(test, objects_held(s), 0);
@@ -321,7 +321,7 @@ static void double_free_in_debug_cache(struct kunit *test)
 	slabx_free(s, b.obj);
 	for (i = 0; i < 2; i++)
 		expect_report(test, &b, IS_ENABLED(CONFIG_KASAN_GENERIC) ?
-			      "kasan: BUG: KASAN: slab-use-after-free in" :
+			      "kasan: BUG: KASAN: " SLABX_KASAN_SLAB_UAF " in" :
 			      "warning: double free of");
 	KUNIT_EXPECT_EQ(test, slabx_cache_stat(s, SLABX_FREE_INVALID), 2);
 	/* The freelist is intact: both objects come back, then go. */
