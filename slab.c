@@ -32,6 +32,7 @@
 #include <linux/mm.h>
 #include <linux/nodemask.h>
 #include <linux/random.h>
+#include <linux/rcupdate.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/topology.h>
@@ -98,8 +99,9 @@ void slabx_cache_set_geometry(struct slabx_cache *s, unsigned int size,
 
 	s->object_size = size;
 	s->align = align;
-	if (s->ctor) {
-		/* Keep the constructed object intact: link after it. */
+	s->keeps_contents = s->ctor || (s->flags & SLABX_TYPESAFE_BY_RCU);
+	if (s->keeps_contents) {
+		/* Keep the object's contents intact: link after it. */
 		s->fp_offset = ALIGN(size, sizeof(void *));
 		payload = s->fp_offset + sizeof(void *);
 	} else {
@@ -219,10 +221,9 @@ static void slab_account_apply(struct irq_work *work)
 static struct irq_work slab_account_work =
 	IRQ_WORK_INIT_HARD(slab_account_apply);
 
-static void slab_account(struct slabx_cache *s, struct slabx_slab *slab,
-			 int sign)
+static void slab_account(struct slabx_slab *slab, unsigned int order, int sign)
 {
-	long delta = sign * (long)(PAGE_SIZE << s->order);
+	long delta = sign * (long)(PAGE_SIZE << order);
 
 	if (in_nmi()) {
 		atomic_long_add(delta, &slab_account_pending[slab->nid]);
@@ -281,36 +282,72 @@ static struct slabx_slab *slab_init(struct slabx_cache *s, struct page *page)
 	INIT_LIST_HEAD(&slab->rcu_list[1]);
 	bitmap_zero(slab->rcu_pending, 2 * s->rcu_bitmap_longs * BITS_PER_LONG);
 	slab_build_freelist(s, slab);
-	slab_account(s, slab, 1);
+	slab_account(slab, s->order, 1);
 	slabx_stat_inc(s, SLABX_SLAB_NEW);
 	return slab;
 }
 
-/*
- * From any context: the block goes back through the nolock path, whose
- * reserve hands pages out as they are: without the objects' poison.
- */
-static void slab_discard_nolock(struct slabx_cache *s, struct slabx_slab *slab)
+/* A free slab leaves its cache: no longer a slab of it. */
+static void slab_retire(struct slabx_cache *s, struct slabx_slab *slab)
 {
-	slabx_kasan_shadow(slabx_slab_base(slab), PAGE_SIZE << s->order, 0);
 	slab->magic = 0;
-	slab_account(s, slab, -1);
-	slabx_pages_account(s->order, -1);
-	slabx_free_pages_nolock(virt_to_page(slabx_slab_base(slab)), s->order);
 	slabx_stat_inc(s, SLABX_SLAB_DISCARD);
 }
 
-/* Give a free slab back to the page allocator, now if this context may. */
-static void slab_discard(struct slabx_cache *s, struct slabx_slab *slab)
+/*
+ * The pages of a retired slab stop counting as slab memory and go back:
+ * to the page allocator, or from any context (@nolock) through the nolock
+ * path, whose reserve hands pages out as they are: without the objects'
+ * poison.
+ */
+static void slab_pages_free(struct slabx_slab *slab, unsigned int order,
+			    bool nolock)
 {
-	if (!slabx_may_free_pages()) {
-		slab_discard_nolock(s, slab);
+	struct page *page = virt_to_page(slabx_slab_base(slab));
+
+	slab_account(slab, order, -1);
+	if (!nolock) {
+		slabx_pages_free(page, order);
 		return;
 	}
-	slab->magic = 0;
-	slab_account(s, slab, -1);
-	slabx_pages_free(virt_to_page(slabx_slab_base(slab)), s->order);
-	slabx_stat_inc(s, SLABX_SLAB_DISCARD);
+	slabx_kasan_shadow(slabx_slab_base(slab), PAGE_SIZE << order, 0);
+	slabx_pages_account(order, -1);
+	slabx_free_pages_nolock(page, order);
+}
+
+/* A typesafe-by-RCU cache's slab, a grace period after it retired. */
+static void slab_free_after_gp(struct rcu_head *head)
+{
+	struct slabx_slab *slab = container_of(head, struct slabx_slab, rcu);
+
+	slab_pages_free(slab, slab->order, !slabx_may_free_pages());
+}
+
+/*
+ * Give a free slab back to the page allocator, now if this context may.
+ * The slab of a typesafe-by-RCU cache waits for a grace period first: its
+ * objects may still be read.
+ */
+static void slab_discard(struct slabx_cache *s, struct slabx_slab *slab)
+{
+	slab_retire(s, slab);
+	if (s->flags & SLABX_TYPESAFE_BY_RCU) {
+		slab->order = s->order;
+		call_rcu(&slab->rcu, slab_free_after_gp);
+		return;
+	}
+	slab_pages_free(slab, s->order, !slabx_may_free_pages());
+}
+
+/*
+ * From any context: never the slab of a typesafe-by-RCU cache that handed
+ * out objects (call_rcu() is not for any context: slabx_slab_tryput()
+ * keeps such slabs).
+ */
+static void slab_discard_nolock(struct slabx_cache *s, struct slabx_slab *slab)
+{
+	slab_retire(s, slab);
+	slab_pages_free(slab, s->order, true);
 }
 
 /**
@@ -388,6 +425,22 @@ static void node_add_slab(struct slabx_cache *s, struct slabx_node *n,
 	n->free_objs += s->objs_per_slab;
 }
 
+/*
+ * Move the node's empty slabs beyond the keep limit onto @discard, the
+ * most recently emptied first.
+ */
+static void node_trim_empty(struct slabx_cache *s, struct slabx_node *n,
+			    struct list_head *discard)
+{
+	lockdep_assert_held(&n->lock);
+	while (n->nr_empty > SLABX_NODE_KEEP_EMPTY) {
+		list_move(n->empty.next, discard);
+		n->nr_empty--;
+		n->nr_slabs--;
+		n->free_objs -= s->objs_per_slab;
+	}
+}
+
 /**
  * slabx_node_put() - put an object back into its slab
  * @s: the cache.
@@ -395,10 +448,13 @@ static void node_add_slab(struct slabx_cache *s, struct slabx_node *n,
  * @slab: the slab.
  * @obj: the object.
  * @discard: receives the slab if it became free beyond the node's keep
- *	limit, for the caller to free once unlocked.
+ *	limit, for the caller to free once unlocked; NULL keeps it on the
+ *	empty list beyond the limit (the any-context free of a
+ *	typesafe-by-RCU cache, which may not queue it for a grace period).
  *
  * A slab that becomes free goes to the node's empty list, or past the keep
- * limit onto @discard.
+ * limit onto @discard, with any empty slabs that an earlier NULL @discard
+ * kept beyond the limit.
  */
 void slabx_node_put(struct slabx_cache *s, struct slabx_node *n,
 		    struct slabx_slab *slab, void *obj,
@@ -421,14 +477,10 @@ void slabx_node_put(struct slabx_cache *s, struct slabx_node *n,
 	}
 	if (!was_full)
 		n->nr_partial--;
-	if (n->nr_empty < SLABX_NODE_KEEP_EMPTY) {
-		list_move(&slab->list, &n->empty);
-		n->nr_empty++;
-		return;
-	}
-	list_move(&slab->list, discard);
-	n->nr_slabs--;
-	n->free_objs -= s->objs_per_slab;
+	list_move(&slab->list, &n->empty);
+	n->nr_empty++;
+	if (discard)
+		node_trim_empty(s, n, discard);
 }
 
 /* ---- checks on free ------------------------------------------------------------ */
@@ -627,6 +679,7 @@ void *slabx_slab_trynew(struct slabx_cache *s, int nid)
 	n = s->node[slab->nid];
 	if (!raw_spin_trylock_irqsave(&n->lock, flags)) {
 		slabx_stat_inc(s, SLABX_NOLOCK_TRYLOCK_FAIL);
+		/* No object of it was ever handed out: no grace period. */
 		slab_discard_nolock(s, slab);
 		return NULL;
 	}
@@ -644,7 +697,9 @@ void *slabx_slab_trynew(struct slabx_cache *s, int nid)
  * @obj: the object; a double free is refused (reported).
  *
  * A slab that becomes free beyond the node's keep limit goes back through
- * slabx_free_pages_nolock().
+ * slabx_free_pages_nolock(); in a typesafe-by-RCU cache it stays on the
+ * node's empty list (its pages must wait for a grace period, and
+ * call_rcu() is not for any context) until a later free or a shrink.
  *
  * Context: any, NMI included.
  * Return: false when the node lock is busy (nothing was done); true when
@@ -662,7 +717,9 @@ bool slabx_slab_tryput(struct slabx_cache *s, struct slabx_slab *slab,
 		slabx_stat_inc(s, SLABX_NOLOCK_TRYLOCK_FAIL);
 		return false;
 	}
-	if (node_release(s, n, slab, obj, true, &discard)) {
+	/* A typesafe-by-RCU slab that becomes free stays, see above. */
+	if (node_release(s, n, slab, obj, true,
+			 (s->flags & SLABX_TYPESAFE_BY_RCU) ? NULL : &discard)) {
 		slabx_stat_inc(s, SLABX_FREE);
 		trace_slabx_free(s, obj, slab->nid, SLABX_TRACE_NOLOCK);
 	}

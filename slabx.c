@@ -587,6 +587,11 @@ static int check_create_args(const char *name, unsigned int size,
 			args->flags & ~SLABX_VALID_FLAGS);
 		return -EINVAL;
 	}
+	if (args->pool_objects && (args->flags & SLABX_TYPESAFE_BY_RCU)) {
+		pr_warn("%s: a pool-mode cache cannot be typesafe by RCU\n",
+			name);
+		return -EINVAL;
+	}
 	if (args->pool_objects > SLABX_OBJPOOL_NR_OBJECT_MAX) {
 		pr_warn("%s: pool of %u objects above %lu\n", name,
 			args->pool_objects, SLABX_OBJPOOL_NR_OBJECT_MAX);
@@ -947,6 +952,8 @@ static void __exit slabx_exit(void)
 		list_del(&s->list);
 		cache_free(s);
 	}
+	/* The slabs of typesafe-by-RCU zombies just freed wait for a GP. */
+	rcu_barrier();
 	slabx_objpools_exit();
 	slabx_nolock_pages_exit();
 	slabx_slab_account_exit();

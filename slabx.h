@@ -47,8 +47,21 @@ struct slabx_sheaf;
 #define SLABX_DEBUG		0x2U
 /* No per-CPU sheaves: every allocation and free goes to the slabs. */
 #define SLABX_NO_SHEAVES	0x4U
+/*
+ * Typesafe by RCU, as %SLAB_TYPESAFE_BY_RCU: a freed object may be handed
+ * out again at once, but its memory stays an object of this cache until a
+ * grace period has passed, so that a reader under rcu_read_lock() that
+ * still holds a pointer to it reads an object of this type (which it must
+ * then check, e.g. a key or reference count). Slabs go back to the page
+ * allocator only a grace period after they left the cache. A free object
+ * keeps its contents: the free pointer is stored after it, and
+ * init_on_alloc and init_on_free leave it alone (%__GFP_ZERO still
+ * zeroes), as KASAN does (no use-after-free report within the grace
+ * period). Not for pool mode.
+ */
+#define SLABX_TYPESAFE_BY_RCU	0x8U
 #define SLABX_VALID_FLAGS	(SLABX_HWCACHE_ALIGN | SLABX_DEBUG | \
-				 SLABX_NO_SHEAVES)
+				 SLABX_NO_SHEAVES | SLABX_TYPESAFE_BY_RCU)
 
 /* Largest sheaf capacity a cache may ask for. */
 #define SLABX_SHEAF_MAX_CAPACITY	1024

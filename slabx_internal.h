@@ -103,11 +103,15 @@ struct slabx_cpu_sheaves {
 /**
  * struct slabx_slab - header at the start of every slab
  * @list: on its node's partial, full or empty list.
+ * @rcu: once the slab has left its %SLABX_TYPESAFE_BY_RCU cache, queued
+ *	for the grace period after which its pages go back.
  * @cache: owner.
  * @freelist: first free object; each free object holds the next one.
  * @inuse: objects handed out from this slab.
  * @nid: node of the slab's pages.
  * @magic: %SLABX_SLAB_MAGIC, checked on every free.
+ * @order: with @rcu, the page order of the slab (its cache may be gone
+ *	when the grace period ends).
  * @rcu_nr: per batch of its node (see struct slabx_rcu_batch), the
  *	objects of this slab in the batch.
  * @rcu_list: per batch, on the batch's list of slabs while @rcu_nr is not 0.
@@ -122,12 +126,16 @@ struct slabx_cpu_sheaves {
  * field. The header, with its bitmap, comes before the first object.
  */
 struct slabx_slab {
-	struct list_head list;
+	union {
+		struct list_head list;
+		struct rcu_head rcu;
+	};
 	struct slabx_cache *cache;
 	void *freelist;
 	unsigned int inuse;
 	unsigned int nid;
 	unsigned int magic;
+	unsigned int order;
 	unsigned int rcu_nr[2];
 	struct list_head rcu_list[2];
 	unsigned long rcu_pending[];
@@ -230,6 +238,9 @@ struct slabx_stats {
  *	slabx_free() and slabx_free_bulk() of leaked objects, and the use and
  *	return of sheaves prefilled before, are allowed.
  * @ctor: constructor, or NULL.
+ * @keeps_contents: a free object keeps its contents (a constructor or
+ *	%SLABX_TYPESAFE_BY_RCU): its free pointer is stored after it, and
+ *	init_on_alloc and init_on_free leave it alone.
  * @sheaf_capacity: objects per sheaf; 0 when the cache has no sheaves.
  * @cpu_sheaves: per-CPU sheaves, NULL when the cache has none.
  * @node: per possible node slab lists, indexed by node id.
@@ -265,6 +276,7 @@ struct slabx_cache {
 	unsigned int flags;
 	bool dead;
 	void (*ctor)(void *obj);
+	bool keeps_contents;
 	unsigned int sheaf_capacity;
 	struct slabx_cpu_sheaves __percpu *cpu_sheaves;
 	struct slabx_node **node;
@@ -573,21 +585,31 @@ static inline bool slabx_kasan_free_ok(struct slabx_cache *s, void *obj)
 
 /*
  * init_on_alloc and init_on_free, as SLUB applies them to kmem_cache
- * objects: not to constructed objects, whose state must survive a free
- * (%__GFP_ZERO still zeroes, as documented).
+ * objects: not to objects whose state must survive a free, constructed or
+ * typesafe by RCU (%__GFP_ZERO still zeroes, as documented).
  */
 static __always_inline bool slabx_init_on_alloc(struct slabx_cache *s,
 						gfp_t gfp)
 {
 	if (static_branch_maybe(CONFIG_INIT_ON_ALLOC_DEFAULT_ON, &init_on_alloc))
-		return !s->ctor || (gfp & __GFP_ZERO);
+		return !s->keeps_contents || (gfp & __GFP_ZERO);
 	return gfp & __GFP_ZERO;
 }
 
 static __always_inline bool slabx_init_on_free(struct slabx_cache *s)
 {
 	return static_branch_maybe(CONFIG_INIT_ON_FREE_DEFAULT_ON,
-				   &init_on_free) && !s->ctor;
+				   &init_on_free) && !s->keeps_contents;
+}
+
+/*
+ * Whether KASAN sees a free object as free: not in a typesafe-by-RCU
+ * cache, whose readers may read it until a grace period has passed.
+ */
+static __always_inline bool slabx_kasan_free_poisons(struct slabx_cache *s)
+{
+	return IS_ENABLED(CONFIG_KASAN_GENERIC) &&
+	       !(s->flags & SLABX_TYPESAFE_BY_RCU);
 }
 
 /**
@@ -629,7 +651,8 @@ static __always_inline void slabx_free_hook(struct slabx_cache *s, void *obj,
 		kmemleak_free(obj);
 	if (unlikely(slabx_init_on_free(s)))
 		memset(obj, 0, s->object_size);
-	slabx_kasan_poison(s, obj);
+	if (slabx_kasan_free_poisons(s))
+		slabx_kasan_poison(s, obj);
 }
 
 /* slabx.c: the module and the caches */

@@ -68,6 +68,8 @@ static const struct bad_create bad_creates[] = {
 	{ "align above max", "kunit-bad", 64, { .align = SLABX_MAX_ALIGN * 2 },
 	  -EINVAL },
 	{ "unknown flag", "kunit-bad", 64, { .flags = 0x80000000 }, -EINVAL },
+	{ "typesafe pool", "kunit-bad", 64,
+	  { .flags = SLABX_TYPESAFE_BY_RCU, .pool_objects = 16 }, -EINVAL },
 	{ "NULL name", NULL, 64, {}, -EINVAL },
 	{ "empty name", "", 64, {}, -EINVAL },
 	{ "name with slash", "kunit/bad", 64, {}, -EINVAL },

@@ -123,6 +123,10 @@ static char *paths;
 module_param(paths, charp, 0444);
 MODULE_PARM_DESC(paths, "comma-separated paths to run (default: all that this kernel can): alloc,bulk,prefill,rcu,nolock,nmi,objpool,shrink,barrier,hotplug");
 
+static int typesafe = -1;
+module_param(typesafe, int, 0444);
+MODULE_PARM_DESC(typesafe, "1: the cache is SLABX_TYPESAFE_BY_RCU (its slabs freed a grace period after they leave it), 0: not, -1 (default): from the seed");
+
 static unsigned long long seed;
 module_param(seed, ullong, 0444);
 MODULE_PARM_DESC(seed, "seed of the random choices (default 0: a random seed, printed)");
@@ -292,6 +296,7 @@ struct torture {
 	struct slabx_cache *s;
 	unsigned int size;
 	unsigned int capacity;	/* for prefill counts */
+	bool typesafe;
 	unsigned long long seed;
 	bool run[TP_NR];
 	const char *skip[TP_NR];
@@ -1937,7 +1942,10 @@ static void choose_paths(struct torture *t)
 
 /*
  * The cache: its sheaf capacity comes from the seed (0 is slabx's
- * default), small ones for more traffic between sheaves, barns and slabs.
+ * default), small ones for more traffic between sheaves, barns and slabs;
+ * so does, unless the typesafe parameter says, whether it is typesafe by
+ * RCU (every check holds there too: the objects readers look at were
+ * given to slabx_free_rcu()).
  */
 static int cache_setup(struct torture *t)
 {
@@ -1945,15 +1953,19 @@ static int cache_setup(struct torture *t)
 	struct slabx_cache_args args = {
 		.sheaf_capacity = capacities[t->seed % ARRAY_SIZE(capacities)],
 	};
+	bool ts = typesafe < 0 ? (t->seed >> 8) & 1 : typesafe;
 	struct slabx_cache *s;
 	struct slabx_info info;
 
+	if (ts)
+		args.flags |= SLABX_TYPESAFE_BY_RCU;
 	s = slabx_cache_create("slabx_torture", t->size, &args);
 	if (IS_ERR(s)) {
 		pr_err("slabx_cache_create() failed: %ld\n", PTR_ERR(s));
 		return PTR_ERR(s);
 	}
 	t->s = s;
+	t->typesafe = ts;
 	slabx_cache_info(s, &info);
 	/* Without sheaves (slabx debug=1), prefills are all oversize. */
 	t->capacity = info.sheaf_capacity ?: 8;
@@ -2240,8 +2252,9 @@ static void report(struct torture *t, u64 ns)
 	const char *why;
 	char buf[48];
 
-	pr_info("# seed %llu, %d threads x %u ops, obj_size %u, sheaf capacity %u%s\n",
+	pr_info("# seed %llu, %d threads x %u ops, obj_size %u, sheaf capacity %u%s%s\n",
 		t->seed, t->nr_workers, ops, t->size, t->capacity,
+		t->typesafe ? ", typesafe by RCU" : "",
 		IS_ENABLED(CONFIG_PREEMPT_RT) ? ", PREEMPT_RT" : "");
 	pr_info("1..%d\n", TP_NR + 1);
 	for (p = 0; p < TP_NR; p++) {
