@@ -83,10 +83,23 @@ static inline int kthread_stop_put(struct task_struct *k)
 }
 #endif
 
-#if IS_ENABLED(CONFIG_KUNIT) && !defined(SLABX_HAVE_KUNIT_ACTIONS)
+/* KASAN's bug type for an access to a free slab object (6.2+ / before). */
+#ifdef SLABX_KASAN_UAF_UNPREFIXED
+#define SLABX_KASAN_SLAB_UAF	"use-after-free"
+#else
+#define SLABX_KASAN_SLAB_UAF	"slab-use-after-free"
+#endif
+
+#if IS_ENABLED(CONFIG_KUNIT)
 #include <kunit/resource.h>
 #include <kunit/test.h>
 
+/* A case marked slow (6.6+) is an ordinary one before. */
+#ifndef KUNIT_CASE_SLOW
+#define KUNIT_CASE_SLOW(test_name) KUNIT_CASE(test_name)
+#endif
+
+#ifndef SLABX_HAVE_KUNIT_ACTIONS
 /*
  * KUnit's deferred actions (6.5+), on the resources older kernels have:
  * each action is a resource whose free() calls it, so that KUnit runs the
@@ -181,21 +194,7 @@ static inline void kunit_release_action(struct kunit *test,
 {
 	slabx_kunit_action_end(test, action, ctx, true);
 }
-#endif
-
-/* KASAN's bug type for an access to a free slab object (6.2+ / before). */
-#ifdef SLABX_KASAN_UAF_UNPREFIXED
-#define SLABX_KASAN_SLAB_UAF	"use-after-free"
-#else
-#define SLABX_KASAN_SLAB_UAF	"slab-use-after-free"
-#endif
-
-/* A case marked slow (6.6+) is an ordinary one before. */
-#if IS_ENABLED(CONFIG_KUNIT)
-#include <kunit/test.h>
-#endif
-#if IS_ENABLED(CONFIG_KUNIT) && !defined(KUNIT_CASE_SLOW)
-#define KUNIT_CASE_SLOW(test_name) KUNIT_CASE(test_name)
-#endif
+#endif /* !SLABX_HAVE_KUNIT_ACTIONS */
+#endif /* CONFIG_KUNIT */
 
 #endif /* _SLABX_COMPAT_H */

@@ -108,10 +108,12 @@ dkms_install()
 }
 
 releases=()
+declare -A release_of=()
 for k in $kernels; do
 	read -r kdir _ < <("$SLABX_TOP/scripts/stock-kernel.sh" "$k") ||
 		{ echo "distro: FAILED $k: no kernel" >&2; failed=$((failed + 1)); continue; }
-	releases+=("${kdir#/usr/src/linux-headers-}")
+	release_of[$k]=${kdir#/usr/src/linux-headers-}
+	releases+=("${release_of[$k]}")
 	step "build-$k" build_w1 "$kdir"
 	step "client-$k" build_client "$kdir"
 done
@@ -122,8 +124,7 @@ step dkms dkms_install "${releases[@]}"
 # The guests load the slabx.ko that DKMS installed for their kernel.
 for k in $kernels; do
 	rm -f "$SLABX_OUT/$k-check/counts"
-	read -r kdir _ < <("$SLABX_TOP/scripts/stock-kernel.sh" "$k") || kdir=
-	ko=$(dkms_module "${kdir#/usr/src/linux-headers-}")
+	ko=$(dkms_module "${release_of[$k]:-}")
 	SLABX_KO=$ko "$SLABX_TOP/scripts/run-tests.sh" "$k" check ||
 		echo "distro: FAILED $k guest" >&2
 	add_counts "$SLABX_OUT/$k-check/counts"

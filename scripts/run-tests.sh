@@ -69,7 +69,7 @@ mkdir -p "$out"
 # /selftests/kselftest-list.txt (what to run).
 make_initramfs()
 {
-	local root=$out/root ksft=$out/ksft sel t
+	local root=$out/root ksft=$out/ksft sel t ko
 
 	sel=$(src_dir "$TOOLS_SERIES")/tools/testing/selftests
 
@@ -81,9 +81,10 @@ make_initramfs()
 	make -s -C "$SLABX_TOP/tools/slabxinfo" O="$out" static
 	cp "$out/slabxinfo-static" "$root/bin/slabxinfo"
 	cp "$SLABX_TOP/scripts/guest-init.sh" "$root/init"
-	case ${SLABX_KO:-$mod/slabx.ko} in
-	*.xz) xz -dc "$SLABX_KO" > "$root/modules/slabx.ko" ;;
-	*) cp "${SLABX_KO:-$mod/slabx.ko}" "$root/modules/slabx.ko" ;;
+	ko=${SLABX_KO:-$mod/slabx.ko}
+	case $ko in
+	*.xz) xz -dc "$ko" > "$root/modules/slabx.ko" ;;
+	*) cp "$ko" "$root/modules/slabx.ko" ;;
 	esac
 	cp "$mod"/tests/*.ko "$root/modules/tests/"
 	cp "$sel/kselftest/ktap_helpers.sh" "$root/selftests/kselftest/"

@@ -249,19 +249,27 @@ static void ts_readers_stop(void *data)
 	WRITE_ONCE(r->stop, true);
 }
 
-/* Empty every slot, freeing at once what it held (no grace period). */
+/*
+ * Empty slot @i, freeing at once what it held (no grace period).
+ * Return: whether it held an object.
+ */
+static bool ts_unpublish(struct slabx_cache *s, struct ts_readers *r, int i)
+{
+	struct tobj *o = rcu_dereference_protected(r->slot[i], true);
+
+	if (!o)
+		return false;
+	RCU_INIT_POINTER(r->slot[i], NULL);
+	slabx_free(s, o);
+	return true;
+}
+
 static void ts_clear_slots(struct slabx_cache *s, struct ts_readers *r)
 {
 	int i;
 
-	for (i = 0; i < NR_SLOTS; i++) {
-		struct tobj *o = rcu_dereference_protected(r->slot[i], true);
-
-		if (o) {
-			RCU_INIT_POINTER(r->slot[i], NULL);
-			slabx_free(s, o);
-		}
-	}
+	for (i = 0; i < NR_SLOTS; i++)
+		ts_unpublish(s, r, i);
 }
 
 /*
@@ -296,14 +304,10 @@ static void readers_across_free_reuse_shrink_destroy(struct kunit *test)
 
 	for (round = 0; round < 1500; round++) {
 		for (i = round & 1; i < NR_SLOTS; i += 2) {
-			struct tobj *o = rcu_dereference_protected(r->slot[i],
-								   true);
+			struct tobj *o;
 
-			if (o) {
-				RCU_INIT_POINTER(r->slot[i], NULL);
-				slabx_free(s, o);
+			if (ts_unpublish(s, r, i))
 				continue;
-			}
 			o = slabx_alloc(s, GFP_KERNEL);
 			KUNIT_ASSERT_NOT_NULL(test, o);
 			o->type = TOBJ_TYPE;
