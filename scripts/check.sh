@@ -69,6 +69,13 @@ done
 [[ " $flavours " != *" debug "* ]] ||
 	SLABX_CPUS=4 run_guest debug kmemleak "kmemleak=on slabx.tests=slabx_test,slabx_sheaf_test,slabx_rcu_test,slabx_nolock_test,slabx_objpool_test,slabx_checkers_test"
 
+# The rcu_free suite once more with every CPU's RCU callbacks offloaded to
+# rcuo kthreads (as on Android): full rcu_free sheaves must still reach
+# the barn of their node. The boot must say that it offloads all 8 CPUs.
+[[ " $flavours " != *" debug "* ]] ||
+	SLABX_EXPECT_LOG='Offload RCU callbacks from CPUs: 0-7\.' \
+	run_guest debug nocb "rcu_nocbs=all slabx.tests=slabx_rcu_test"
+
 # Once more under UML with slabx's debug=1 (every cache a SLABX_DEBUG one,
 # without sheaves: the slab layer alone, each misuse reported) and the
 # kernel's init_on_alloc/init_on_free switches on.

@@ -45,7 +45,7 @@ flavour_fragments()
 	local d=$SLABX_TOP/scripts/configs
 
 	case "$1" in
-	debug) echo "$d/common.config $d/x86.config $d/debug.config" ;;
+	debug) echo "$d/common.config $d/x86.config $d/debug.config $d/nocb.config" ;;
 	debug-6.1) echo "$d/common.config $d/x86.config $d/debug.config $d/linux-6.1.config" ;;
 	perf)  echo "$d/common.config $d/x86.config $d/perf.config" ;;
 	rt)    echo "$d/common.config $d/x86.config $d/debug.config $d/rt.config" ;;

@@ -24,6 +24,9 @@
 # off unless the command line turns it on: it serialises every allocation
 # of the kernel, too slow for the stress tests under TCG.
 #
+# SLABX_EXPECT_LOG: an extended regex the console log must match, to show
+# that a variant's command line took effect (rcu_nocbs= offloading).
+#
 # SLABX_KO: a slabx.ko (or .ko.xz) to test instead of the one built here,
 # with the test modules built here against the same kernel (check-distro
 # runs the stock guests on what DKMS installed).
@@ -274,6 +277,11 @@ fail=0
 grep -q '^SLABX-DONE$' "$out/results.txt" 2>/dev/null ||
 	{ echo "FAIL: guest did not finish its script" >&2; fail=1; }
 check_splats || fail=1
+if [ -n "${SLABX_EXPECT_LOG:-}" ] &&
+	! grep -E -q "$SLABX_EXPECT_LOG" "$out/console.log"; then
+	echo "FAIL: no line matching \"$SLABX_EXPECT_LOG\" in $out/console.log" >&2
+	fail=1
+fi
 
 if [ "$mode" != check ]; then
 	grep -v '^SLABX-DONE$' "$out/results.txt" || true

@@ -212,6 +212,138 @@ static void full_sheaf_to_barn_for_other_cpu(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, cache_destroy(test, s), 0);
 }
 
+/* Two online CPUs of node @nid (the same one twice if it has one), or -1. */
+static int node_cpu_pair(int nid, int *b)
+{
+	int a = -1, cpu;
+
+	for_each_online_cpu(cpu) {
+		if (cpu_to_node(cpu) != nid)
+			continue;
+		*b = cpu;
+		if (a < 0)
+			a = cpu;
+		else
+			break;
+	}
+	return a;
+}
+
+/* Sleep until @s has put @nr more rcu_free sheaves into a barn; the us. */
+static u64 wait_sheaves_to_barn(struct kunit *test, struct slabx_cache *s,
+				struct snap *sn, unsigned long nr)
+{
+	u64 start = ktime_get_ns();
+
+	while (delta(s, sn, SLABX_RCU_SHEAF_TO_BARN) < nr) {
+		KUNIT_ASSERT_LT_MSG(test, ktime_get_ns() - start, 30 * NSEC_PER_SEC,
+				    "rcu_free sheaves not in a barn after 30 s");
+		usleep_range(100, 200);
+	}
+	return div_u64(ktime_get_ns() - start, NSEC_PER_USEC);
+}
+
+#define HOME_ROUNDS	4
+
+/*
+ * Wherever the RCU callbacks run (with rcu_nocbs= in rcuo kthreads, on any
+ * CPU, and never on the offloaded ones), a full rcu_free sheaf lands in the
+ * barn of the node it was filled on and serves that node's CPUs. For every
+ * node, a few rounds: one CPU of the node frees a full sheaf, and once it
+ * is in a barn another CPU of the node allocates exactly those objects from
+ * its barn. Prints how long the sheaves waited, from their last free to the
+ * barn.
+ */
+static void full_sheaves_go_home(struct kunit *test)
+{
+	struct slabx_cache *s = cache(test, "kunit-rcu-home", 128, 8);
+	u64 us, min_us = U64_MAX, max_us = 0, sum_us = 0;
+	int nid, a, b, round, sheaves = 0;
+	void *o[8], *p[8];
+	struct snap sn;
+
+	require_sheaves(test);
+
+	for_each_online_node(nid) {
+		a = node_cpu_pair(nid, &b);
+		if (a < 0)
+			continue;
+		for (round = 0; round < HOME_ROUNDS; round++) {
+			pin(test, a);
+			alloc_n(test, s, o, 8);
+			slabx_cache_shrink(s);	/* allocations go to the barn */
+			snap_take(s, &sn);
+			free_rcu_n(s, o, 8);
+			KUNIT_EXPECT_EQ(test, delta(s, &sn, SLABX_RCU_SHEAF_SUBMITTED), 1UL);
+			us = wait_sheaves_to_barn(test, s, &sn, 1);
+			min_us = min(min_us, us);
+			max_us = max(max_us, us);
+			sum_us += us;
+			sheaves++;
+
+			pin(test, b);
+			snap_take(s, &sn);
+			alloc_n(test, s, p, 8);
+			KUNIT_EXPECT_EQ(test, delta(s, &sn, SLABX_BARN_GET), 1UL);
+			KUNIT_EXPECT_EQ(test, delta(s, &sn, SLABX_SLAB_NEW), 0UL);
+			sort(o, 8, sizeof(*o), cmp_ptr, NULL);
+			sort(p, 8, sizeof(*p), cmp_ptr, NULL);
+			KUNIT_EXPECT_EQ_MSG(test, memcmp(o, p, sizeof(o)), 0,
+					    "node %d round %d: not the sheaf's objects",
+					    nid, round);
+			free_n(s, p, 8);
+		}
+	}
+	kunit_info(test, "%d full sheaves of 8: in their node's barn %llu us (min) %llu us (mean) %llu us (max) after the last free\n",
+		   sheaves, min_us, div_u64(sum_us, sheaves ?: 1), max_us);
+	KUNIT_EXPECT_EQ(test, objects_held(s), 0UL);
+	KUNIT_EXPECT_EQ(test, cache_destroy(test, s), 0);
+}
+
+#define PROFILE_SHEAVES	128
+
+/*
+ * How many objects wait for their grace period, and for how long, while
+ * one CPU frees a stream of full sheaves: the peak of objects_rcu_waiting
+ * and the time from the last free until every object is free again.
+ * Printed to compare boots (rcu_nocbs= or not); checked only for losing
+ * nothing.
+ */
+static void rcu_wait_profile(struct kunit *test)
+{
+	struct slabx_cache *s = cache(test, "kunit-rcu-profile", 64, 16);
+	unsigned long waiting, peak = 0;
+	u64 start, us;
+	void *o[16];
+	struct snap sn;
+	int i;
+
+	require_sheaves(test);
+
+	pin(test, 0);
+	snap_take(s, &sn);
+	for (i = 0; i < PROFILE_SHEAVES; i++) {
+		alloc_n(test, s, o, 16);
+		free_rcu_n(s, o, 16);
+		peak = max(peak, rcu_waiting(s));
+	}
+	start = ktime_get_ns();
+	while ((waiting = rcu_waiting(s))) {
+		KUNIT_ASSERT_LT_MSG(test, ktime_get_ns() - start, 30 * NSEC_PER_SEC,
+				    "%lu objects still wait after 30 s", waiting);
+		usleep_range(100, 200);
+	}
+	us = div_u64(ktime_get_ns() - start, NSEC_PER_USEC);
+	kunit_info(test, "%d objects freed in %lu sheaves: at most %lu waiting; all free %llu us after the last free; %lu sheaves to the barn\n",
+		   PROFILE_SHEAVES * 16,
+		   delta(s, &sn, SLABX_RCU_SHEAF_SUBMITTED), peak, us,
+		   delta(s, &sn, SLABX_RCU_SHEAF_TO_BARN));
+	KUNIT_EXPECT_EQ(test, delta(s, &sn, SLABX_FREE_RCU_DONE),
+			PROFILE_SHEAVES * 16UL);
+	KUNIT_EXPECT_EQ(test, objects_held(s), 0UL);
+	KUNIT_EXPECT_EQ(test, cache_destroy(test, s), 0);
+}
+
 /* Beyond the barn's limit of full sheaves, and for partial ones: flushed. */
 static void rcu_sheaves_flushed_when_barn_full(struct kunit *test)
 {
@@ -605,6 +737,8 @@ static void barrier_returns_under_fallback_load(struct kunit *test)
 static struct kunit_case slabx_rcu_cases[] = {
 	KUNIT_CASE(reader_keeps_objects),
 	KUNIT_CASE(full_sheaf_to_barn_for_other_cpu),
+	KUNIT_CASE(full_sheaves_go_home),
+	KUNIT_CASE(rcu_wait_profile),
 	KUNIT_CASE(rcu_sheaves_flushed_when_barn_full),
 	KUNIT_CASE_SLOW(destroy_right_after_free_rcu),
 	KUNIT_CASE(destroy_after_free_rcu_from_workqueue),
