@@ -34,8 +34,12 @@ static bool nolock_context_ok(void)
 	return !IS_ENABLED(CONFIG_PREEMPT_RT) || !(in_nmi() || in_hardirq());
 }
 
-/* An object of this CPU's sheaves, without taking any lock but trylocks. */
-static void *sheaves_alloc_nolock(struct slabx_cache *s)
+/*
+ * An object of this CPU's sheaves, without taking any lock but trylocks;
+ * with @nid not %NUMA_NO_NODE, only one of that node (sheaves may hold
+ * another node's objects when the local node was short of memory).
+ */
+static void *sheaves_alloc_nolock(struct slabx_cache *s, int nid)
 {
 	struct slabx_cpu_sheaves *pcs = pcs_lock(s);
 	struct slabx_sheaf *full;
@@ -43,6 +47,9 @@ static void *sheaves_alloc_nolock(struct slabx_cache *s)
 
 	if (!pcs)
 		return NULL;
+	/* Checked with the sheaves held: the task cannot migrate now. */
+	if (nid != NUMA_NO_NODE && nid != numa_mem_id())
+		goto out;
 	if (!pcs->main->size && pcs->spare && pcs->spare->size)
 		swap(pcs->main, pcs->spare);
 	if (!pcs->main->size) {
@@ -53,8 +60,12 @@ static void *sheaves_alloc_nolock(struct slabx_cache *s)
 	}
 	if (pcs->main->size) {
 		obj = pcs->main->objects[pcs->main->size - 1];
-		slabx_sheaf_forget(pcs->main, pcs->main->size - 1);
+		if (nid != NUMA_NO_NODE && slabx_obj_nid(s, obj) != nid)
+			obj = NULL;
+		else
+			slabx_sheaf_forget(pcs->main, pcs->main->size - 1);
 	}
+out:
 	pcs_unlock(pcs);
 	return obj;
 }
@@ -96,9 +107,12 @@ out:
 	return done;
 }
 
-static void *cache_alloc_nolock(struct slabx_cache *s)
+/*
+ * This CPU's sheaves serve its own node: another node's objects come from
+ * that node's slabs.
+ */
+static void *cache_alloc_nolock(struct slabx_cache *s, int nid)
 {
-	int nid = numa_mem_id();
 	void *obj = NULL;
 
 	if (slabx_cache_dead(s, "slabx_alloc_nolock()"))
@@ -106,13 +120,64 @@ static void *cache_alloc_nolock(struct slabx_cache *s)
 	if (s->pool)
 		return slabx_objpool_pop(s->pool);
 	if (s->sheaf_capacity)
-		obj = sheaves_alloc_nolock(s);
+		obj = sheaves_alloc_nolock(s, nid);
+	if (nid == NUMA_NO_NODE)
+		nid = numa_mem_id();
 	if (!obj)
 		obj = slabx_slab_trytake(s, nid);
 	if (!obj)
 		obj = slabx_slab_trynew(s, nid);
 	return obj;
 }
+
+/**
+ * slabx_alloc_nolock_node() - allocate an object from any context, on a
+ *	given NUMA node
+ * @s: the cache.
+ * @gfp: 0 or %__GFP_ZERO; anything else is refused (pr_warn, NULL).
+ * @nid: node id, or %NUMA_NO_NODE for the local node; an impossible node
+ *	is refused (pr_warn, NULL).
+ *
+ * As slabx_alloc_nolock(), but the object is of @nid: from this CPU's
+ * sheaves when @nid is the local node and they hold an object of it, else
+ * from @nid's slabs with a trylock, else from a new slab of the
+ * any-context page path on @nid (on kernels with alloc_pages_nolock(),
+ * 6.15+, the page allocator may fall back to a nearby node there). A node
+ * without memory has no slabs: NULL. A pool-mode cache takes the object
+ * from its pool, wherever it lives.
+ *
+ * Context: any context, NMI included (on PREEMPT_RT not in NMI or hard
+ * IRQ, where it returns NULL).
+ * Return: the object, or NULL (counted in alloc_nolock_fail).
+ */
+void *slabx_alloc_nolock_node(struct slabx_cache *s, gfp_t gfp, int nid)
+{
+	void *obj = NULL;
+
+	if (unlikely(gfp & ~__GFP_ZERO))
+		pr_warn_ratelimited("%s: %s() with gfp %#x refused: only __GFP_ZERO\n",
+				    s->name, __func__, (__force unsigned int)gfp);
+	else if (unlikely(!slabx_node_valid(nid)))
+		pr_warn_ratelimited("%s: %s() on invalid node %d refused\n",
+				    s->name, __func__, nid);
+	else if (nolock_context_ok())
+		obj = cache_alloc_nolock(s, nid);
+	if (!obj) {
+		slabx_stat_inc(s, SLABX_ALLOC_NOLOCK_FAIL);
+		return NULL;
+	}
+	if (s->pool) {
+		slabx_pool_hand_out(s, obj, gfp);
+		trace_slabx_alloc(s, obj, gfp, SLABX_TRACE_POOL);
+	} else {
+		slabx_alloc_hook(s, obj, gfp, false);
+		trace_slabx_alloc(s, obj, gfp, SLABX_TRACE_NOLOCK);
+	}
+	slabx_stat_inc(s, SLABX_ALLOC_NOLOCK);
+	slabx_stat_inc(s, SLABX_ALLOC);
+	return obj;
+}
+EXPORT_SYMBOL_GPL(slabx_alloc_nolock_node);
 
 /**
  * slabx_alloc_nolock() - allocate an object from any context
@@ -132,27 +197,7 @@ static void *cache_alloc_nolock(struct slabx_cache *s)
  */
 void *slabx_alloc_nolock(struct slabx_cache *s, gfp_t gfp)
 {
-	void *obj = NULL;
-
-	if (unlikely(gfp & ~__GFP_ZERO))
-		pr_warn_ratelimited("%s: %s() with gfp %#x refused: only __GFP_ZERO\n",
-				    s->name, __func__, (__force unsigned int)gfp);
-	else if (nolock_context_ok())
-		obj = cache_alloc_nolock(s);
-	if (!obj) {
-		slabx_stat_inc(s, SLABX_ALLOC_NOLOCK_FAIL);
-		return NULL;
-	}
-	if (s->pool) {
-		slabx_pool_hand_out(s, obj, gfp);
-		trace_slabx_alloc(s, obj, gfp, SLABX_TRACE_POOL);
-	} else {
-		slabx_alloc_hook(s, obj, gfp, false);
-		trace_slabx_alloc(s, obj, gfp, SLABX_TRACE_NOLOCK);
-	}
-	slabx_stat_inc(s, SLABX_ALLOC_NOLOCK);
-	slabx_stat_inc(s, SLABX_ALLOC);
-	return obj;
+	return slabx_alloc_nolock_node(s, gfp, NUMA_NO_NODE);
 }
 EXPORT_SYMBOL_GPL(slabx_alloc_nolock);
 

@@ -112,7 +112,8 @@ void slabx_cache_set_geometry(struct slabx_cache *s, unsigned int size,
 			ALIGN(size, sizeof(void *)) + SLABX_KASAN_MIN_REDZONE);
 	s->stride = ALIGN(payload, align);
 	s->stride_recip = reciprocal_value(s->stride);
-	s->order = slab_order(s->stride, align);
+	s->order = s->flags & SLABX_KMALLOC_CLASS ? SLABX_KMALLOC_ORDER :
+		   slab_order(s->stride, align);
 	s->first_offset = slab_first_offset(PAGE_SIZE << s->order, s->stride,
 					    align);
 	s->objs_per_slab = ((PAGE_SIZE << s->order) - s->first_offset) /

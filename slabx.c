@@ -235,12 +235,6 @@ void slabx_double_free(struct slabx_cache *s, void *obj, bool in_sheaf)
 			     s->name, obj);
 }
 
-static bool node_valid(int nid)
-{
-	return nid == NUMA_NO_NODE ||
-	       (nid >= 0 && nid < nr_node_ids && node_possible(nid));
-}
-
 /* Both slabx_alloc() and slabx_alloc_node(), inlined into each. */
 static __always_inline void *cache_alloc(struct slabx_cache *s, gfp_t gfp,
 					 int nid)
@@ -248,7 +242,7 @@ static __always_inline void *cache_alloc(struct slabx_cache *s, gfp_t gfp,
 	enum slabx_trace_path path = SLABX_TRACE_SHEAF;
 	void *obj = NULL;
 
-	if (unlikely(!node_valid(nid))) {
+	if (unlikely(!slabx_node_valid(nid))) {
 		pr_warn_ratelimited("%s: allocation on invalid node %d\n",
 				    s->name, nid);
 		slabx_stat_inc(s, SLABX_ALLOC_FAIL);
@@ -642,6 +636,24 @@ static struct slabx_cache *cache_new(const char *name, unsigned int size,
 	return s;
 }
 
+/* List and show a new cache @s, unless its name is taken. */
+static struct slabx_cache *cache_register(struct slabx_cache *s)
+{
+	if (!s)
+		return ERR_PTR(-ENOMEM);
+	mutex_lock(&slabx_caches_mutex);
+	if (cache_find(s->name)) {
+		mutex_unlock(&slabx_caches_mutex);
+		pr_warn("cache %s already exists\n", s->name);
+		cache_free(s);
+		return ERR_PTR(-EEXIST);
+	}
+	list_add_tail(&s->list, &slabx_caches);
+	slabx_debugfs_add_cache(s);
+	mutex_unlock(&slabx_caches_mutex);
+	return s;
+}
+
 /**
  * slabx_cache_create() - create an object cache
  * @name: unique name of 1 to %SLABX_NAME_MAX characters, without '/'; it
@@ -660,7 +672,6 @@ struct slabx_cache *slabx_cache_create(const char *name, unsigned int size,
 				       const struct slabx_cache_args *args)
 {
 	static const struct slabx_cache_args no_args;
-	struct slabx_cache *s;
 	int err;
 
 	might_sleep();
@@ -670,23 +681,32 @@ struct slabx_cache *slabx_cache_create(const char *name, unsigned int size,
 	if (err)
 		return ERR_PTR(err);
 
-	s = cache_new(name, size, args);
-	if (!s)
-		return ERR_PTR(-ENOMEM);
-
-	mutex_lock(&slabx_caches_mutex);
-	if (cache_find(name)) {
-		mutex_unlock(&slabx_caches_mutex);
-		pr_warn("cache %s already exists\n", name);
-		cache_free(s);
-		return ERR_PTR(-EEXIST);
-	}
-	list_add_tail(&s->list, &slabx_caches);
-	slabx_debugfs_add_cache(s);
-	mutex_unlock(&slabx_caches_mutex);
-	return s;
+	return cache_register(cache_new(name, size, args));
 }
 EXPORT_SYMBOL_GPL(slabx_cache_create);
+
+/**
+ * slabx_cache_create_kmalloc() - create a size class of slabx_kmalloc()
+ * @name: its name, unique.
+ * @size: its object size, up to %SLABX_KMALLOC_MAX_SIZE; a power of two
+ *	gives objects aligned to it.
+ *
+ * A cache with the internal flag %SLABX_KMALLOC_CLASS: its slabs are all
+ * of %SLABX_KMALLOC_ORDER (see slabx_cache_set_geometry()).
+ *
+ * Context: process context, may sleep.
+ * Return: the cache, or an ERR_PTR() as slabx_cache_create() returns.
+ */
+struct slabx_cache *slabx_cache_create_kmalloc(const char *name,
+					       unsigned int size)
+{
+	struct slabx_cache_args args = {
+		.align = is_power_of_2(size) ? size : 0,
+		.flags = SLABX_KMALLOC_CLASS,
+	};
+
+	return cache_register(cache_new(name, size, &args));
+}
 
 /* Objects of a pool-mode cache still allocated. */
 static unsigned long pool_outstanding(struct slabx_cache *s)
@@ -719,25 +739,66 @@ void slabx_cache_shrink(struct slabx_cache *s)
 EXPORT_SYMBOL_GPL(slabx_cache_shrink);
 
 /*
- * Mark @s dead if it is a live cache. Return: false (reported) for a
- * pointer that is not one: never created, or destroyed already.
+ * Mark @s dead if it is a live cache, and a slabx_kmalloc() class only if
+ * @kmalloc_class (its owner, kmalloc.c, destroys it). Return: false
+ * (reported) for a pointer that is not one: never created, or destroyed
+ * already; and for a class otherwise.
  */
-static bool cache_kill(struct slabx_cache *s)
+static bool cache_kill(struct slabx_cache *s, bool kmalloc_class)
 {
 	struct slabx_cache *c;
-	bool live = false;
+	bool live = false, refused = false;
 
 	mutex_lock(&slabx_caches_mutex);
 	/* Compare pointers only: a destroyed cache may be freed memory. */
 	list_for_each_entry(c, &slabx_caches, list)
 		if (c == s && !c->dead) {
-			WRITE_ONCE(s->dead, true);
+			refused = !kmalloc_class &&
+				  (c->flags & SLABX_KMALLOC_CLASS);
+			if (!refused)
+				WRITE_ONCE(s->dead, true);
 			live = true;
 			break;
 		}
 	mutex_unlock(&slabx_caches_mutex);
 	WARN_ONCE(!live, "slabx: destroy of %p, not a live cache\n", s);
-	return live;
+	WARN_ONCE(refused, "slabx: destroy of %s refused: slabx_kmalloc()'s\n",
+		  s->name);
+	return live && !refused;
+}
+
+/* slabx_cache_destroy(), of a slabx_kmalloc() class too if @kmalloc_class. */
+static int cache_destroy(struct slabx_cache *s, bool kmalloc_class)
+{
+	unsigned long leaked;
+
+	if (!s)
+		return 0;
+	might_sleep();
+	if (!cache_kill(s, kmalloc_class))
+		return -EINVAL;
+	slabx_nolock_cache_destroy(s);
+	slabx_rcu_wait(s);
+	/* Unlisted, it is no longer reached by CPU hotplug and the shrinker. */
+	mutex_lock(&slabx_caches_mutex);
+	list_del(&s->list);
+	slabx_debugfs_remove_cache(s);
+	mutex_unlock(&slabx_caches_mutex);
+	slabx_sheaves_destroy(s);
+	leaked = slabx_slabs_release_empty(s, NULL) + pool_outstanding(s);
+	if (leaked) {
+		mutex_lock(&slabx_caches_mutex);
+		list_add(&s->list, &slabx_zombies);
+		mutex_unlock(&slabx_caches_mutex);
+		pr_err("cache %s destroyed with %lu objects still allocated; their slabs are kept\n",
+		       s->name, leaked);
+		slabx_slabs_report_leaks(s, SLABX_LEAKS_NAMED);
+		return -EBUSY;
+	}
+	/* A free that returned the last object may still be counting it. */
+	synchronize_rcu();
+	cache_free(s);
+	return 0;
 }
 
 /**
@@ -764,41 +825,29 @@ static bool cache_kill(struct slabx_cache *s)
  * Context: process context, may sleep; not under cpus_read_lock() (nor in
  * a CPU hotplug callback).
  * Return: 0, -EBUSY when objects were leaked, -EINVAL (with a warning) when
- * @s is not a live cache.
+ * @s is not a live cache or is a size class of slabx_kmalloc(), which only
+ * slabx itself destroys.
  */
 int slabx_cache_destroy(struct slabx_cache *s)
 {
-	unsigned long leaked;
-
-	if (!s)
-		return 0;
-	might_sleep();
-	if (!cache_kill(s))
-		return -EINVAL;
-	slabx_nolock_cache_destroy(s);
-	slabx_rcu_wait(s);
-	/* Unlisted, it is no longer reached by CPU hotplug and the shrinker. */
-	mutex_lock(&slabx_caches_mutex);
-	list_del(&s->list);
-	slabx_debugfs_remove_cache(s);
-	mutex_unlock(&slabx_caches_mutex);
-	slabx_sheaves_destroy(s);
-	leaked = slabx_slabs_release_empty(s, NULL) + pool_outstanding(s);
-	if (leaked) {
-		mutex_lock(&slabx_caches_mutex);
-		list_add(&s->list, &slabx_zombies);
-		mutex_unlock(&slabx_caches_mutex);
-		pr_err("cache %s destroyed with %lu objects still allocated; their slabs are kept\n",
-		       s->name, leaked);
-		slabx_slabs_report_leaks(s, SLABX_LEAKS_NAMED);
-		return -EBUSY;
-	}
-	/* A free that returned the last object may still be counting it. */
-	synchronize_rcu();
-	cache_free(s);
-	return 0;
+	return cache_destroy(s, false);
 }
 EXPORT_SYMBOL_GPL(slabx_cache_destroy);
+
+/**
+ * slabx_cache_destroy_kmalloc() - destroy a size class of slabx_kmalloc()
+ * @s: the class's cache.
+ *
+ * As slabx_cache_destroy(), which refuses classes: only their owner,
+ * kmalloc.c, destroys them, at module exit.
+ *
+ * Context: process context, may sleep.
+ * Return: as slabx_cache_destroy().
+ */
+int slabx_cache_destroy_kmalloc(struct slabx_cache *s)
+{
+	return cache_destroy(s, true);
+}
 
 /* ---- CPU hotplug and memory pressure ------------------------------------- */
 
@@ -909,7 +958,13 @@ static int __init slabx_init(void)
 	if (ret)
 		goto fail_nolock;
 	slabx_debugfs_init();
+	ret = slabx_kmalloc_init();
+	if (ret)
+		goto fail_kmalloc;
 	return 0;
+fail_kmalloc:
+	slabx_debugfs_exit();
+	slabx_nolock_pages_exit();
 fail_nolock:
 	slabx_shrinker_destroy(slabx_shrinker);
 fail_shrinker:
@@ -928,6 +983,7 @@ static void __exit slabx_exit(void)
 {
 	struct slabx_cache *s, *tmp;
 
+	slabx_kmalloc_exit();
 	slabx_debugfs_exit();
 	slabx_shrinker_destroy(slabx_shrinker);
 	cpuhp_remove_state_nocalls(slabx_cpuhp_state);

@@ -63,6 +63,10 @@ struct slabx_sheaf;
 #define SLABX_VALID_FLAGS	(SLABX_HWCACHE_ALIGN | SLABX_DEBUG | \
 				 SLABX_NO_SHEAVES | SLABX_TYPESAFE_BY_RCU)
 
+/* Size classes of slabx_kmalloc(): 8 bytes to this many. */
+#define SLABX_KMALLOC_CLASSES	13
+#define SLABX_KMALLOC_MAX_SIZE	8192
+
 /* Largest sheaf capacity a cache may ask for. */
 #define SLABX_SHEAF_MAX_CAPACITY	1024
 /* Most objects one prefilled sheaf may hold. */
@@ -268,7 +272,13 @@ void slabx_return_sheaf(struct slabx_cache *s, gfp_t gfp,
 unsigned int slabx_sheaf_size(struct slabx_sheaf *sheaf);
 
 void *slabx_alloc_nolock(struct slabx_cache *s, gfp_t gfp);
+void *slabx_alloc_nolock_node(struct slabx_cache *s, gfp_t gfp, int nid);
 void slabx_free_nolock(struct slabx_cache *s, void *obj);
+void *slabx_kmalloc(size_t size, gfp_t gfp);
+void slabx_kfree(const void *ptr);
+void *slabx_kmalloc_nolock(size_t size, gfp_t gfp, int node);
+void slabx_kfree_nolock(const void *ptr);
+
 struct page *slabx_try_alloc_pages(int nid, unsigned int order);
 void slabx_free_pages_nolock(struct page *page, unsigned int order);
 int slabx_nolock_set_watermarks(unsigned int low, unsigned int high);

@@ -33,6 +33,14 @@
 
 #define SLABX_SLAB_MAGIC	0x5ab1ab5a
 
+/*
+ * An internal cache flag, outside %SLABX_VALID_FLAGS: a size class of
+ * slabx_kmalloc(). Its slabs are all of %SLABX_KMALLOC_ORDER, so that a
+ * pointer alone finds its slab header, and from it its class.
+ */
+#define SLABX_KMALLOC_CLASS	0x80000000U
+#define SLABX_KMALLOC_ORDER	3
+
 /* Soft limits on the sheaves one barn holds. */
 #define SLABX_BARN_MAX_FULL	10
 #define SLABX_BARN_MAX_EMPTY	10
@@ -348,6 +356,13 @@ static inline bool slabx_cache_dead(struct slabx_cache *s, const char *what)
 	return unlikely(READ_ONCE(s->dead)) && slabx_cache_misuse(s, what);
 }
 
+/* A node id an allocation may name: %NUMA_NO_NODE or a possible node. */
+static inline bool slabx_node_valid(int nid)
+{
+	return nid == NUMA_NO_NODE ||
+	       (nid >= 0 && nid < nr_node_ids && node_possible(nid));
+}
+
 static inline struct slabx_barn *slabx_local_barn(struct slabx_cache *s)
 {
 	return &s->node[numa_mem_id()]->barn;
@@ -438,27 +453,69 @@ static __no_kasan_or_inline bool slabx_slab_header_ok(struct slabx_cache *s,
 }
 
 /*
- * The slab header of a pointer a user gave, or NULL when its address is no
- * memory of the direct map, where slabs live: virt_addr_valid()'s check,
- * on the header's address. On x86-64 that is an out-of-line call (a fifth
- * of the hot pair's cost under TCG), so its direct-map half is open-coded:
- * below PAGE_OFFSET is no memory, and pfn_valid() (inline) bounds the rest;
- * kernel-image addresses, which it also accepts, hold no slab. User-mode
- * Linux's virt_addr_valid() is inline already.
+ * The header of the slab of @order a pointer a user gave would be in, or
+ * NULL when its address is no memory of the direct map, where slabs live:
+ * virt_addr_valid()'s check, on the header's address. On x86-64 that is an
+ * out-of-line call (a fifth of the hot pair's cost under TCG), so its
+ * direct-map half is open-coded: below PAGE_OFFSET is no memory, and
+ * pfn_valid() (inline) bounds the rest; kernel-image addresses, which it
+ * also accepts, hold no slab. User-mode Linux's virt_addr_valid() is
+ * inline already.
  */
 static __always_inline struct slabx_slab *
-slabx_user_addr_to_slab(struct slabx_cache *s, const void *obj)
+slabx_ptr_to_slab(const void *obj, unsigned int order)
 {
 #if defined(CONFIG_X86_64) && !defined(CONFIG_UML)
 	unsigned long addr = (unsigned long)obj, phys;
 
 	if (addr < PAGE_OFFSET)
 		return NULL;
-	phys = ALIGN_DOWN(addr - PAGE_OFFSET, PAGE_SIZE << s->order);
+	phys = ALIGN_DOWN(addr - PAGE_OFFSET, PAGE_SIZE << order);
 	return pfn_valid(PHYS_PFN(phys)) ? __va(phys) : NULL;
 #else
-	return virt_addr_valid(obj) ? slabx_addr_to_slab(s, obj) : NULL;
+	return virt_addr_valid(obj) ?
+	       __va(ALIGN_DOWN(__pa(obj), PAGE_SIZE << order)) : NULL;
 #endif
+}
+
+/* The slab header of a pointer a user gave back to @s (see above). */
+static __always_inline struct slabx_slab *
+slabx_user_addr_to_slab(struct slabx_cache *s, const void *obj)
+{
+	return slabx_ptr_to_slab(obj, s->order);
+}
+
+/**
+ * slabx_slab_holds() - whether an object being freed is an object of a slab
+ * @s: the cache the object should belong to.
+ * @slab: its slab, whose header was checked, or NULL for none.
+ * @obj: the object.
+ *
+ * Return: true, or false (with a warning, counted in free_invalid) when
+ * @obj is not the start of an object of @slab.
+ */
+static __always_inline bool slabx_slab_holds(struct slabx_cache *s,
+					     struct slabx_slab *slab,
+					     void *obj)
+{
+	unsigned long off, idx;
+
+	if (!slab)
+		goto bad;
+	off = obj - slabx_slab_base(slab);
+	if (off < s->first_offset || obj >= slabx_slab_end(s, slab))
+		goto bad;
+	off -= s->first_offset;
+	idx = reciprocal_divide(off, s->stride_recip);
+	/* Not the space after the last object, nor inside an object. */
+	if (idx >= s->objs_per_slab || idx * s->stride != off)
+		goto bad;
+	return true;
+bad:
+	slabx_stat_inc(s, SLABX_FREE_INVALID);
+	slabx_report(s, "slabx: %s: free of %p, not an object of this cache\n",
+		     s->name, obj);
+	return false;
 }
 
 /**
@@ -476,25 +533,11 @@ static __always_inline struct slabx_slab *
 slabx_obj_slab(struct slabx_cache *s, void *obj)
 {
 	struct slabx_slab *slab;
-	unsigned long off, idx;
 
 	slab = slabx_user_addr_to_slab(s, obj);
 	if (!slab || !slabx_slab_header_ok(s, slab))
-		goto bad;
-	off = obj - slabx_slab_base(slab);
-	if (off < s->first_offset || obj >= slabx_slab_end(s, slab))
-		goto bad;
-	off -= s->first_offset;
-	idx = reciprocal_divide(off, s->stride_recip);
-	/* Not the space after the last object, nor inside an object. */
-	if (idx >= s->objs_per_slab || idx * s->stride != off)
-		goto bad;
-	return slab;
-bad:
-	slabx_stat_inc(s, SLABX_FREE_INVALID);
-	slabx_report(s, "slabx: %s: free of %p, not an object of this cache\n",
-		     s->name, obj);
-	return NULL;
+		slab = NULL;
+	return slabx_slab_holds(s, slab, obj) ? slab : NULL;
 }
 
 /*
@@ -549,6 +592,24 @@ static inline void slabx_kasan_poison(struct slabx_cache *s, void *obj)
 			   SLABX_KASAN_FREE);
 }
 
+/*
+ * An object of a slabx_kmalloc() size class: only the @size bytes asked
+ * for are accessible, the rest of the class's object is redzone (as
+ * kmalloc()'s objects are for KASAN).
+ */
+static inline void slabx_kasan_kmalloc(struct slabx_cache *s, void *obj,
+				       size_t size)
+{
+	size_t used = round_up(size, SLABX_KASAN_GRANULE);
+	u8 part = size & (SLABX_KASAN_GRANULE - 1);
+
+	if (part)
+		__memset(kasan_mem_to_shadow(obj + size - part), part, 1);
+	slabx_kasan_shadow(obj + used,
+			   round_up(s->object_size, SLABX_KASAN_GRANULE) - used,
+			   SLABX_KASAN_REDZONE);
+}
+
 /* A new slab's object: free, followed by its redzone. */
 static inline void slabx_kasan_poison_new(struct slabx_cache *s, void *obj)
 {
@@ -577,6 +638,8 @@ static inline void slabx_kasan_shadow(const void *addr, size_t size, u8 value) {
 static inline void slabx_kasan_unpoison(struct slabx_cache *s, void *obj) { }
 static inline void slabx_kasan_poison(struct slabx_cache *s, void *obj) { }
 static inline void slabx_kasan_poison_new(struct slabx_cache *s, void *obj) { }
+static inline void slabx_kasan_kmalloc(struct slabx_cache *s, void *obj,
+				       size_t size) { }
 static inline bool slabx_kasan_free_ok(struct slabx_cache *s, void *obj)
 {
 	return true;
@@ -902,6 +965,15 @@ static __always_inline bool sheaves_free(struct slabx_cache *s,
 	pcs_unlock(pcs);
 	return done || slabx_sheaves_free_slow(s, slab->nid, obj);
 }
+
+/* slabx.c: a size class of slabx_kmalloc(), listed like any cache */
+struct slabx_cache *slabx_cache_create_kmalloc(const char *name,
+					       unsigned int size);
+int slabx_cache_destroy_kmalloc(struct slabx_cache *s);
+
+/* kmalloc.c */
+int slabx_kmalloc_init(void);
+void slabx_kmalloc_exit(void);
 
 /* slabx.c: work on one CPU in slabx's reclaim-safe workqueue */
 void slabx_run_on_cpu(unsigned int cpu, void (*fn)(struct slabx_cache *s),

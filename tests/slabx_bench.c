@@ -10,6 +10,8 @@
  *   batchN    N allocations, then the N frees, for N in 1, 32, 1024
  *   allcpus   the hot pair on every online CPU at once, in pairs per
  *             second over all CPUs (the ratio is of the times, as above)
+ *   kmalloc   slabx_kmalloc() + slabx_kfree() against kmalloc() + kfree()
+ *             of the same size: the hot pair, and 32 then 32 (kmalloc32)
  *
  * The patterns on one CPU are timed a third time on the floor: a per-CPU array popped
  * and pushed with preemption off, what no allocator can beat; slabx and
@@ -202,31 +204,72 @@ static noinline s64 bench_round_floor(void *cache, unsigned int batch,
 			   total);
 }
 
+/*
+ * kmalloc() against slabx_kmalloc(), of the size passed as the "cache"
+ * (each frees without a size).
+ */
+static __always_inline void *kmalloc_one(void *size)
+{
+	return kmalloc((unsigned long)size, GFP_KERNEL);
+}
+
+static __always_inline void kfree_one(void *size, void *obj)
+{
+	kfree(obj);
+}
+
+static __always_inline void *slabx_kmalloc_one(void *size)
+{
+	return slabx_kmalloc((unsigned long)size, GFP_KERNEL);
+}
+
+static __always_inline void slabx_kfree_one(void *size, void *obj)
+{
+	slabx_kfree(obj);
+}
+
+static noinline s64 bench_round_kmalloc(void *size, unsigned int batch,
+					unsigned int total)
+{
+	return bench_round(kmalloc_one, kfree_one, size, batch, total);
+}
+
+static noinline s64 bench_round_slabx_kmalloc(void *size, unsigned int batch,
+					      unsigned int total)
+{
+	return bench_round(slabx_kmalloc_one, slabx_kfree_one, size, batch,
+			   total);
+}
+
 /* What is timed, kernel first: index 0, 1 and 2 below. */
 enum { BENCH_KMEM, BENCH_SLABX, BENCH_FLOOR, BENCH_NR };
 
-static s64 (* const bench_rounds[BENCH_NR])(void *, unsigned int,
-					     unsigned int) = {
+typedef s64 (*bench_round_t)(void *, unsigned int, unsigned int);
+
+static const bench_round_t bench_rounds[BENCH_NR] = {
 	bench_round_kmem, bench_round_slabx, bench_round_floor,
 };
 
-/* Best ns per object, in thousandths of a ns, of each. */
-static int bench_pattern(void *caches[2], unsigned int batch,
-			 u64 best[BENCH_NR])
+static const bench_round_t bench_kmalloc_rounds[BENCH_NR] = {
+	bench_round_kmalloc, bench_round_slabx_kmalloc, bench_round_floor,
+};
+
+/* Best ns per object, in thousandths of a ns, of each of @fn. */
+static int bench_pattern(const bench_round_t fn[BENCH_NR], void *caches[2],
+			 unsigned int batch, u64 best[BENCH_NR])
 {
 	unsigned int r, k, total = rounddown(ops, batch ? batch : 1);
 	s64 t;
 
 	/* Warm up: slabs, sheaves and per-CPU caches of all. */
 	for (k = 0; k < BENCH_NR; k++)
-		if (bench_rounds[k](k < 2 ? caches[k] : NULL, batch, total) < 0)
+		if (fn[k](k < 2 ? caches[k] : NULL, batch, total) < 0)
 			return -ENOMEM;
 	for (k = 0; k < BENCH_NR; k++)
 		best[k] = U64_MAX;
 	for (r = 0; r < rounds; r++) {
 		for (k = 0; k < BENCH_NR; k++) {
-			t = bench_rounds[k](k < 2 ? caches[k] : NULL, batch,
-					    total);
+			t = fn[k](k < 2 ? caches[k] : NULL, batch, total);
 			if (t < 0)
 				return -ENOMEM;
 			best[k] = min_t(u64, best[k], div_u64(t * 1000ULL, total));
@@ -241,9 +284,12 @@ static u64 bench_ratio(u64 a, u64 b)
 	return div64_u64(a * 1000, max_t(u64, b, 1));
 }
 
-/* Two figures and their ratio, then against the floor when there is one. */
-static void bench_print(unsigned int size, const char *pattern,
-			const u64 *best, bool floor)
+/*
+ * Two figures and their ratio, then against the floor when there is one;
+ * @peer names the kernel's allocator.
+ */
+static void bench_print_peer(unsigned int size, const char *pattern,
+			     const char *peer, const u64 *best, bool floor)
 {
 	u64 ratio = bench_ratio(best[BENCH_SLABX], best[BENCH_KMEM]);
 	u64 sf, kf;
@@ -253,14 +299,20 @@ static void bench_print(unsigned int size, const char *pattern,
 		sf = bench_ratio(best[BENCH_SLABX], best[BENCH_FLOOR]);
 		kf = bench_ratio(best[BENCH_KMEM], best[BENCH_FLOOR]);
 		snprintf(tail, sizeof(tail),
-			 "  floor %llu.%02llu ns  slabx/floor %llu.%02llu  kmem_cache/floor %llu.%02llu",
+			 "  floor %llu.%02llu ns  slabx/floor %llu.%02llu  %s/floor %llu.%02llu",
 			 best[2] / 1000, best[2] % 1000 / 10, sf / 1000,
-			 sf % 1000 / 10, kf / 1000, kf % 1000 / 10);
+			 sf % 1000 / 10, peer, kf / 1000, kf % 1000 / 10);
 	}
-	pr_info("size %4u %-9s kmem_cache %4llu.%02llu ns  slabx %4llu.%02llu ns  ratio %llu.%03llu%s\n",
-		size, pattern, best[0] / 1000, best[0] % 1000 / 10,
+	pr_info("size %4u %-9s %s %4llu.%02llu ns  slabx %4llu.%02llu ns  ratio %llu.%03llu%s\n",
+		size, pattern, peer, best[0] / 1000, best[0] % 1000 / 10,
 		best[1] / 1000, best[1] % 1000 / 10, ratio / 1000, ratio % 1000,
 		tail);
+}
+
+static void bench_print(unsigned int size, const char *pattern,
+			const u64 *best, bool floor)
+{
+	bench_print_peer(size, pattern, "kmem_cache", best, floor);
 }
 
 /* A kmem_cache object that kfree_rcu() can free. */
@@ -554,6 +606,27 @@ static int bench_all_cpus(void *caches[2], unsigned int size)
 
 static const unsigned int bench_batches[] = { 0, 1, 32, BENCH_MAX_BATCH };
 
+/* kmalloc() against slabx_kmalloc() of @size: the hot pair and 32-then-32. */
+static int bench_kmalloc(unsigned int size)
+{
+	void *sizes[2] = { (void *)(unsigned long)size,
+			   (void *)(unsigned long)size };
+	static const unsigned int batches[] = { 0, 32 };
+	static const char * const names[] = { "kmalloc", "kmalloc32" };
+	u64 best[BENCH_NR];
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < ARRAY_SIZE(batches); i++) {
+		ret = bench_pattern(bench_kmalloc_rounds, sizes, batches[i],
+				    best);
+		if (ret)
+			return ret;
+		bench_print_peer(size, names[i], "kmalloc", best, true);
+	}
+	return 0;
+}
+
 static int bench_size(unsigned int size)
 {
 	void *caches[2];
@@ -572,7 +645,8 @@ static int bench_size(unsigned int size)
 		return PTR_ERR(caches[1]);
 	}
 	for (i = 0; i < ARRAY_SIZE(bench_batches) && !ret; i++) {
-		ret = bench_pattern(caches, bench_batches[i], best);
+		ret = bench_pattern(bench_rounds, caches, bench_batches[i],
+				    best);
 		if (bench_batches[i])
 			snprintf(pattern, sizeof(pattern), "batch%u",
 				 bench_batches[i]);
@@ -581,6 +655,8 @@ static int bench_size(unsigned int size)
 		if (!ret)
 			bench_print(size, pattern, best, true);
 	}
+	if (!ret)
+		ret = bench_kmalloc(size);
 	if (!ret)
 		ret = bench_all_cpus(caches, size);
 	if (!ret)

@@ -527,9 +527,61 @@ static void tagged_round(struct nl_stress *st, int id, bool nolock)
 		slabx_free(st->s, o);
 }
 
+/* Sizes of the slabx_kmalloc() rounds: five classes, small to large. */
+static const size_t kmalloc_round_sizes[] = { 24, 96, 200, 1000, 3000 };
+
+/*
+ * The same with slabx_kmalloc() memory of the size @sel picks, zeroed: an
+ * owner tag in its first word, as for the cache's objects.
+ */
+static void kmalloc_round(struct nl_stress *st, int id, unsigned int sel,
+			  bool nolock)
+{
+	size_t size = kmalloc_round_sizes[sel % ARRAY_SIZE(kmalloc_round_sizes)];
+	atomic_t *o;
+
+	o = nolock ? slabx_kmalloc_nolock(size, __GFP_ZERO, NUMA_NO_NODE) :
+		     slabx_kmalloc(size, GFP_KERNEL | __GFP_ZERO);
+	if (!o)
+		return;
+	if (atomic_cmpxchg(o, 0, id))
+		atomic_inc(&st->errors);
+	if (atomic_cmpxchg(o, id, 0) != id)
+		atomic_inc(&st->errors);
+	if (nolock)
+		slabx_kfree_nolock(o);
+	else
+		slabx_kfree(o);
+}
+
+/* Rounds of either kind, through the nolock paths: alternating. */
+static void nolock_round(struct nl_stress *st, int id, unsigned int i)
+{
+	if (i & 1)
+		kmalloc_round(st, id, i / 2, true);
+	else
+		tagged_round(st, id, true);
+}
+
+/* The kmalloc classes' objects out, summed: 0 when all came back. */
+static long kmalloc_outstanding(void)
+{
+	long n = 0;
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(kmalloc_round_sizes); i++) {
+		struct slabx_cache *s = slabx_kmalloc_cache(kmalloc_round_sizes[i]);
+
+		n += slabx_cache_stat(s, SLABX_ALLOC) -
+		     slabx_cache_stat(s, SLABX_FREE);
+	}
+	return n;
+}
+
 struct nl_worker {
 	struct nl_stress *st;
 	int id;
+	unsigned int ticks;
 	struct hrtimer timer;
 };
 
@@ -537,7 +589,7 @@ static enum hrtimer_restart nl_timer_fn(struct hrtimer *timer)
 {
 	struct nl_worker *w = container_of(timer, struct nl_worker, timer);
 
-	tagged_round(w->st, 1000 + w->id, true);
+	nolock_round(w->st, 1000 + w->id, w->ticks++);
 	atomic_inc(&w->st->nolock_ops);
 	if (time_after(jiffies, w->st->end))
 		return HRTIMER_NORESTART;
@@ -555,8 +607,11 @@ static int nl_worker_fn(void *arg)
 	hrtimer_start(&w->timer, ns_to_ktime(30 * NSEC_PER_USEC),
 		      HRTIMER_MODE_REL_HARD);
 	while (time_before(jiffies, w->st->end)) {
-		tagged_round(w->st, 1 + w->id, i++ & 1);
-		if (!(i % 64))
+		if (i & 2)
+			kmalloc_round(w->st, 1 + w->id, i / 4, i & 1);
+		else
+			tagged_round(w->st, 1 + w->id, i & 1);
+		if (!(++i % 64))
 			cond_resched();
 	}
 	hrtimer_cancel(&w->timer);
@@ -573,10 +628,9 @@ static int nl_stress_nmi(unsigned int cmd, struct pt_regs *regs)
 
 	if (atomic_add_unless(&nmi_expected, -1, 0) == 0)
 		return NMI_DONE;
-	if (st) {
-		tagged_round(st, 2000 + smp_processor_id(), true);
-		atomic_inc(&st->nmi_ops);
-	}
+	if (st)
+		nolock_round(st, 2000 + smp_processor_id(),
+			     atomic_inc_return(&st->nmi_ops));
 	return NMI_HANDLED;
 }
 
@@ -640,17 +694,19 @@ static void nl_stop_nmis(struct kunit *test)
 /*
  * A kthread per CPU allocating and freeing through both paths, an hrtimer
  * per CPU through the nolock paths in hard IRQ, NMIs at every CPU through
- * them too; owner tags catch an object handed out twice. At the end
+ * them too, each with a cache's objects and with slabx_kmalloc() memory of
+ * five classes; owner tags catch an object handed out twice. At the end
  * everything is accounted for and the reserve is refilled.
  */
 static void stress_all_contexts(struct kunit *test)
 {
 	struct slabx_cache_args args = { .ctor = tagged_ctor };
+	long kmalloc_out = kmalloc_outstanding();
 	struct task_struct *t = NULL;
 	struct nl_worker *w;
 	struct slabx_info info;
 	struct nl_stress *st;
-	int cpu, n = 0, senders, err = 0;
+	int cpu, n = 0, senders, err = 0, i;
 
 	st = kunit_kzalloc(test, sizeof(*st), GFP_KERNEL);
 	w = kunit_kcalloc(test, nr_cpu_ids, sizeof(*w), GFP_KERNEL);
@@ -699,6 +755,9 @@ static void stress_all_contexts(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, slabx_cache_stat(st->s, SLABX_ALLOC),
 			slabx_cache_stat(st->s, SLABX_FREE));
 	KUNIT_EXPECT_EQ(test, cache_destroy(test, st->s), 0);
+	for (i = 0; i < ARRAY_SIZE(kmalloc_round_sizes); i++)
+		KUNIT_EXPECT_TRUE(test, cache_drained(slabx_kmalloc_cache(kmalloc_round_sizes[i])));
+	KUNIT_EXPECT_EQ(test, kmalloc_outstanding(), kmalloc_out);
 	KUNIT_EXPECT_TRUE(test, drained());
 	msleep(100);
 	KUNIT_EXPECT_GT(test, slabx_nolock_pages_stat(SLABX_NOLOCK_PAGES_RESERVE), 0L);

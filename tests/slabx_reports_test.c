@@ -185,6 +185,26 @@ static void write_one_byte_past(struct kunit *test)
 	}
 }
 
+/*
+ * Past the size slabx_kmalloc() was asked for, inside its class's object:
+ * in a partial last granule and a whole one, both of the 64-byte class.
+ */
+static void kmalloc_write_past_size(struct kunit *test)
+{
+	static const unsigned int sizes[] = { 50, 56 };
+	struct bad_access b = { .fn = write_byte };
+	unsigned int i;
+
+	require_kasan(test);
+	for (i = 0; i < ARRAY_SIZE(sizes); i++) {
+		b.obj = slabx_kmalloc(sizes[i], GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, b.obj);
+		b.offset = sizes[i];
+		expect_report(test, &b, OOB);
+		slabx_kfree(b.obj);
+	}
+}
+
 /* An object waiting on the deferred list of slabx_free_nolock(). */
 static void read_of_deferred_nolock_free(struct kunit *test)
 {
@@ -267,6 +287,37 @@ static void free_of_foreign_pointer(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, slabx_cache_stat(s, SLABX_FREE_INVALID), 2);
 	slabx_free(s, obj);
 	KUNIT_EXPECT_EQ(test, objects_held(s), 0);
+}
+
+static void kfree_obj(struct bad_access *b)
+{
+	slabx_kfree(b->obj);
+}
+
+/*
+ * slabx_kfree() of memory slabx_kmalloc() did not return: kmalloc()'s,
+ * and a pointer into a slabx_kmalloc() object. Refused, reported, and the
+ * object is still there to free.
+ */
+static void kfree_of_foreign_pointer(struct kunit *test)
+{
+	struct slabx_cache *s = slabx_kmalloc_cache(64);
+	struct bad_access b = { .fn = kfree_obj };
+	unsigned long frees = slabx_cache_stat(s, SLABX_FREE);
+	unsigned long invalid = slabx_cache_stat(s, SLABX_FREE_INVALID);
+	u8 *obj = slabx_kmalloc(64, GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, obj);
+	b.obj = kunit_kmalloc(test, 64, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, b.obj);
+	expect_report(test, &b, "warning: slabx_kfree() of");
+	b.obj = obj + 8;
+	expect_report(test, &b, "warning: not an object of this cache");
+	KUNIT_EXPECT_EQ(test, slabx_cache_stat(s, SLABX_FREE_INVALID),
+			invalid + 1);
+	KUNIT_EXPECT_EQ(test, slabx_cache_stat(s, SLABX_FREE), frees);
+	slabx_kfree(obj);
+	KUNIT_EXPECT_EQ(test, slabx_cache_stat(s, SLABX_FREE), frees + 1);
 }
 
 static u8 module_byte;
@@ -404,6 +455,7 @@ static void naive_double_free_hardened(struct kunit *test)
 static struct kunit_case misuse_cases[] = {
 	KUNIT_CASE(naive_double_free_hardened),
 	KUNIT_CASE(free_of_foreign_pointer),
+	KUNIT_CASE(kfree_of_foreign_pointer),
 	KUNIT_CASE(free_outside_the_direct_map),
 	KUNIT_CASE(double_free_in_debug_cache),
 	KUNIT_CASE(destroy_names_leaks_and_refuses_alloc),
@@ -421,6 +473,7 @@ static struct kunit_case kasan_cases[] = {
 	KUNIT_CASE(read_after_free_rcu_grace_period),
 	KUNIT_CASE(read_after_free_rcu_in_slab),
 	KUNIT_CASE(write_one_byte_past),
+	KUNIT_CASE(kmalloc_write_past_size),
 	KUNIT_CASE(read_of_deferred_nolock_free),
 	KUNIT_CASE(read_after_free_pool_mode),
 	KUNIT_CASE(double_free_into_sheaf),

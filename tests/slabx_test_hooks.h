@@ -6,7 +6,8 @@
  *
  * Fault injection in the page provider, in getting an empty rcu_free
  * sheaf and in slabx's own metadata allocations; the any-context paths'
- * locks held by the caller; a synthetic shrink.
+ * locks held by the caller; a synthetic shrink; the cache of a
+ * slabx_kmalloc() size class.
  */
 #ifndef _SLABX_TEST_HOOKS_H
 #define _SLABX_TEST_HOOKS_H
@@ -21,5 +22,6 @@ void slabx_nolock_test_unblock(void);
 void slabx_nolock_test_block_cache(struct slabx_cache *s);
 void slabx_nolock_test_unblock_cache(struct slabx_cache *s);
 unsigned long slabx_shrink_all(void);
+struct slabx_cache *slabx_kmalloc_cache(size_t size);
 
 #endif /* _SLABX_TEST_HOOKS_H */
