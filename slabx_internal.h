@@ -34,22 +34,24 @@
 #define SLABX_SLAB_MAGIC	0x5ab1ab5a
 
 /*
- * The hot entry points share one section, which starts a 4 KiB page and
- * is smaller than one (slabx_alloc(), slabx_free(), slabx_kmalloc(),
- * slabx_kfree(): 2.6 KiB without KASAN), so none of them crosses a page.
+ * Each hot entry point has a section of its own that starts a 4 KiB page
+ * (its own name, so that the compiler's order of functions puts no
+ * padding in it), and each is smaller than a page, so none crosses one.
  * Under QEMU TCG, where two of the benchmark's views run, code that
- * crosses a page runs much slower (its translated blocks are not chained),
- * so which entry point crossed one, changing with every unrelated edit,
- * moved the figures by a third. The first entry point of each file aligns
- * the section; the files' parts stay apart.
+ * crosses a page runs much slower (its translated blocks are not
+ * chained), so which entry point crossed one, changing with every
+ * unrelated edit, moved the figures by a third. Declared here, so that
+ * the definitions stay plain for kernel-doc.
  */
-#define __slabx_hot		__section(".text.slabx_hot")
+#define __slabx_hot(name)	__section(".text.slabx_hot." #name)
 
-void *slabx_alloc(struct slabx_cache *s, gfp_t gfp) __slabx_hot
+void *slabx_alloc(struct slabx_cache *s, gfp_t gfp) __slabx_hot(alloc)
 	__aligned(PAGE_SIZE);
-void slabx_free(struct slabx_cache *s, void *obj) __slabx_hot;
-void *slabx_kmalloc(size_t size, gfp_t gfp) __slabx_hot __aligned(PAGE_SIZE);
-void slabx_kfree(const void *ptr) __slabx_hot;
+void slabx_free(struct slabx_cache *s, void *obj) __slabx_hot(free)
+	__aligned(PAGE_SIZE);
+void *slabx_kmalloc(size_t size, gfp_t gfp) __slabx_hot(kmalloc)
+	__aligned(PAGE_SIZE);
+void slabx_kfree(const void *ptr) __slabx_hot(kfree) __aligned(PAGE_SIZE);
 
 /*
  * An internal cache flag, outside %SLABX_VALID_FLAGS: a size class of

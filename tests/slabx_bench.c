@@ -75,13 +75,12 @@ MODULE_PARM_DESC(ops, "objects allocated and freed per round (1024..100000000)")
 static void **bench_objs;
 
 /*
- * The timed loops share one section, which starts a 4 KiB page and is
- * smaller than one, so that none crosses a page: under QEMU TCG a loop
- * that does runs up to twice as slow, and which loops did changed with
- * every edit of this file. The first loop aligns the section
- * (__aligned(PAGE_SIZE)).
+ * Each timed loop in a section of its own that starts a 4 KiB page, so
+ * that none crosses a page: under QEMU TCG a loop that does runs up to
+ * twice as slow, and which loops did changed with every edit of this
+ * file.
  */
-#define __bench_page		__section(".text.bench_loops")
+#define __bench_page(name)	__section(".text.bench_loop." #name)
 
 /*
  * Allocate and free @total objects, @batch at a time; returns the time
@@ -193,20 +192,20 @@ static int bench_floor_fill(void)
 	return 0;
 }
 
-static noinline __bench_page __aligned(PAGE_SIZE) s64
+static noinline __bench_page(kmem) __aligned(PAGE_SIZE) s64
 bench_round_kmem(void *cache, unsigned int batch, unsigned int total)
 {
 	return bench_round(kmem_alloc_one, kmem_free_one, cache, batch, total);
 }
 
-static noinline __bench_page s64
+static noinline __bench_page(slabx) __aligned(PAGE_SIZE) s64
 bench_round_slabx(void *cache, unsigned int batch, unsigned int total)
 {
 	return bench_round(slabx_alloc_one, slabx_free_one, cache, batch,
 			   total);
 }
 
-static noinline __bench_page s64
+static noinline __bench_page(floor) __aligned(PAGE_SIZE) s64
 bench_round_floor(void *cache, unsigned int batch, unsigned int total)
 {
 	return bench_round(floor_alloc_one, floor_free_one, cache, batch,
@@ -237,13 +236,13 @@ static __always_inline void slabx_kfree_one(void *size, void *obj)
 	slabx_kfree(obj);
 }
 
-static noinline __bench_page s64
+static noinline __bench_page(kmalloc) __aligned(PAGE_SIZE) s64
 bench_round_kmalloc(void *size, unsigned int batch, unsigned int total)
 {
 	return bench_round(kmalloc_one, kfree_one, size, batch, total);
 }
 
-static noinline __bench_page s64
+static noinline __bench_page(slabx_kmalloc) __aligned(PAGE_SIZE) s64
 bench_round_slabx_kmalloc(void *size, unsigned int batch, unsigned int total)
 {
 	return bench_round(slabx_kmalloc_one, slabx_kfree_one, size, batch,
