@@ -170,13 +170,35 @@ static void reader_keeps_objects(struct kunit *test)
 }
 
 /*
+ * On CPU @cpu, allocate 8 objects of @s: one full sheaf of the barn, no
+ * new slab (expected here). Freed again. Return: whether they are the 8
+ * of @o (sorted meanwhile).
+ */
+static bool barn_serves(struct kunit *test, struct slabx_cache *s, int cpu,
+			void **o)
+{
+	struct snap sn;
+	void *p[8];
+
+	pin(test, cpu);
+	snap_take(s, &sn);
+	alloc_n(test, s, p, 8);
+	KUNIT_EXPECT_EQ(test, delta(s, &sn, SLABX_BARN_GET), 1UL);
+	KUNIT_EXPECT_EQ(test, delta(s, &sn, SLABX_SLAB_NEW), 0UL);
+	free_n(s, p, 8);
+	sort(o, 8, sizeof(*o), cmp_ptr, NULL);
+	sort(p, 8, sizeof(*p), cmp_ptr, NULL);
+	return !memcmp(o, p, sizeof(p));
+}
+
+/*
  * A full rcu_free sheaf lands in the barn as a full sheaf, and another CPU
  * of the node allocates exactly those objects from it, without a new slab.
  */
 static void full_sheaf_to_barn_for_other_cpu(struct kunit *test)
 {
 	struct slabx_cache *s = cache(test, "kunit-rcu-barn", 128, 8);
-	void *o[8], *p[8];
+	void *o[8];
 	struct slabx_info info;
 	struct snap sn;
 	int a, b;
@@ -199,15 +221,7 @@ static void full_sheaf_to_barn_for_other_cpu(struct kunit *test)
 	slabx_cache_info(s, &info);
 	KUNIT_EXPECT_EQ(test, info.objects_barn, 8UL);
 
-	pin(test, b);
-	snap_take(s, &sn);
-	alloc_n(test, s, p, 8);
-	KUNIT_EXPECT_EQ(test, delta(s, &sn, SLABX_BARN_GET), 1UL);
-	KUNIT_EXPECT_EQ(test, delta(s, &sn, SLABX_SLAB_NEW), 0UL);
-	sort(o, 8, sizeof(*o), cmp_ptr, NULL);
-	sort(p, 8, sizeof(*p), cmp_ptr, NULL);
-	KUNIT_EXPECT_EQ(test, memcmp(o, p, sizeof(o)), 0);
-	free_n(s, p, 8);
+	KUNIT_EXPECT_TRUE(test, barn_serves(test, s, b, o));
 	KUNIT_EXPECT_EQ(test, objects_held(s), 0UL);
 	KUNIT_EXPECT_EQ(test, cache_destroy(test, s), 0);
 }
@@ -259,7 +273,7 @@ static void full_sheaves_go_home(struct kunit *test)
 	struct slabx_cache *s = cache(test, "kunit-rcu-home", 128, 8);
 	u64 us, min_us = U64_MAX, max_us = 0, sum_us = 0;
 	int nid, a, b, round, sheaves = 0;
-	void *o[8], *p[8];
+	void *o[8];
 	struct snap sn;
 
 	require_sheaves(test);
@@ -281,17 +295,9 @@ static void full_sheaves_go_home(struct kunit *test)
 			sum_us += us;
 			sheaves++;
 
-			pin(test, b);
-			snap_take(s, &sn);
-			alloc_n(test, s, p, 8);
-			KUNIT_EXPECT_EQ(test, delta(s, &sn, SLABX_BARN_GET), 1UL);
-			KUNIT_EXPECT_EQ(test, delta(s, &sn, SLABX_SLAB_NEW), 0UL);
-			sort(o, 8, sizeof(*o), cmp_ptr, NULL);
-			sort(p, 8, sizeof(*p), cmp_ptr, NULL);
-			KUNIT_EXPECT_EQ_MSG(test, memcmp(o, p, sizeof(o)), 0,
-					    "node %d round %d: not the sheaf's objects",
-					    nid, round);
-			free_n(s, p, 8);
+			KUNIT_EXPECT_TRUE_MSG(test, barn_serves(test, s, b, o),
+					      "node %d round %d: not the sheaf's objects",
+					      nid, round);
 		}
 	}
 	kunit_info(test, "%d full sheaves of 8: in their node's barn %llu us (min) %llu us (mean) %llu us (max) after the last free\n",
