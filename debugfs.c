@@ -140,6 +140,9 @@ static int stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "barn_max_full %u\n", SLABX_BARN_MAX_FULL);
 	seq_printf(m, "barn_max_empty %u\n", SLABX_BARN_MAX_EMPTY);
 	seq_printf(m, "objects_rcu_waiting %lu\n", info.objects_rcu_waiting);
+	seq_printf(m, "objects_reserve %lu\n", info.objects_reserve);
+	seq_printf(m, "reserve_target %lu\n", info.reserve_target);
+	seq_printf(m, "reserve_bytes %lu\n", info.reserve_bytes);
 	for (i = 0; i < SLABX_NR_STATS; i++)
 		seq_printf(m, "%s %lu\n", slabx_stat_names[i],
 			   slabx_cache_stat(s, i));

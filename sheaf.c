@@ -110,13 +110,17 @@ static void sheaf_flush_locked(struct slabx_cache *s,
 	slabx_stat_inc(s, SLABX_SHEAF_FLUSH);
 }
 
-/*
- * Free a sheaf, flushing what it still holds first. Every sheaf is freed
- * here: on PREEMPT_RT kfree() may take a sleeping lock, so never with
- * preemption or IRQs off, which lockdep checks on every call (SLUB's
- * lockless paths would let a violation pass unseen most of the time).
+/**
+ * slabx_sheaf_free() - free a sheaf, flushing what it still holds first
+ * @s: its cache.
+ * @sheaf: the sheaf, or NULL.
+ *
+ * Every sheaf is freed here: on PREEMPT_RT kfree() may take a sleeping
+ * lock, so never with preemption or IRQs off, which lockdep checks on
+ * every call (SLUB's lockless paths would let a violation pass unseen
+ * most of the time).
  */
-static void sheaf_free(struct slabx_cache *s, struct slabx_sheaf *sheaf)
+void slabx_sheaf_free(struct slabx_cache *s, struct slabx_sheaf *sheaf)
 {
 	if (!sheaf)
 		return;
@@ -137,7 +141,7 @@ void slabx_sheaf_stash_empty(struct slabx_cache *s, struct slabx_barn *barn,
 			     struct slabx_sheaf *sheaf)
 {
 	if (!slabx_barn_put_empty(barn, sheaf))
-		sheaf_free(s, sheaf);
+		slabx_sheaf_free(s, sheaf);
 }
 
 /**
@@ -371,7 +375,7 @@ bool slabx_sheaves_free_slow(struct slabx_cache *s, int nid, void *obj)
 	pcs_unlock(pcs);
 out:
 	slabx_slab_discard_list(s, &discard);
-	sheaf_free(s, left);
+	slabx_sheaf_free(s, left);
 	rcu_read_unlock();
 	return done;
 }
@@ -528,7 +532,7 @@ void slabx_sheaves_flush_cpu(struct slabx_cache *s, unsigned int cpu)
 	left = pcs_flush(s, per_cpu_ptr(s->cpu_sheaves, cpu), cpu_to_mem(cpu),
 			 &discard);
 	slabx_slab_discard_list(s, &discard);
-	sheaf_free(s, left);
+	slabx_sheaf_free(s, left);
 }
 
 /**
@@ -559,7 +563,7 @@ unsigned long slabx_sheaves_flush_barns(struct slabx_cache *s)
 		list_for_each_entry_safe(sheaf, tmp, &full, barn_list) {
 			list_del(&sheaf->barn_list);
 			objects += sheaf->size;
-			sheaf_free(s, sheaf);
+			slabx_sheaf_free(s, sheaf);
 		}
 	}
 	return objects;
@@ -580,7 +584,7 @@ static void flush_this_cpu(struct slabx_cache *s)
 	left = pcs_flush(s, pcs, numa_mem_id(), &discard);
 	pcs_unlock(pcs);
 	slabx_slab_discard_list(s, &discard);
-	sheaf_free(s, left);
+	slabx_sheaf_free(s, left);
 }
 
 /**
@@ -624,8 +628,8 @@ static void sheaves_retire(struct slabx_cache *s)
 	for_each_possible_cpu(cpu) {
 		struct slabx_cpu_sheaves *pcs = per_cpu_ptr(cpu_sheaves, cpu);
 
-		sheaf_free(s, pcs->main);
-		sheaf_free(s, pcs->spare);
+		slabx_sheaf_free(s, pcs->main);
+		slabx_sheaf_free(s, pcs->spare);
 		/*
 		 * slabx_rcu_barrier() queued what it held; a slabx_free_rcu()
 		 * racing with destroy leaks its objects rather than free them
@@ -784,7 +788,7 @@ struct slabx_sheaf *slabx_prefill_sheaf(struct slabx_cache *s, gfp_t gfp,
 	if (!sheaf)
 		return ERR_PTR(-ENOMEM);
 	if (sheaf_fill(s, gfp, sheaf, count, NUMA_NO_NODE)) {
-		sheaf_free(s, sheaf);
+		slabx_sheaf_free(s, sheaf);
 		return ERR_PTR(-ENOMEM);
 	}
 	prefill_track(sheaf, 0, gfp);
@@ -833,7 +837,7 @@ static int sheaf_grow(struct slabx_cache *s, gfp_t gfp,
 	if (!sheaf)
 		return -ENOMEM;
 	if (sheaf_fill(s, gfp, sheaf, count - old->size, NUMA_NO_NODE)) {
-		sheaf_free(s, sheaf);
+		slabx_sheaf_free(s, sheaf);
 		return -ENOMEM;
 	}
 	prefill_track(sheaf, 0, gfp);
@@ -841,7 +845,7 @@ static int sheaf_grow(struct slabx_cache *s, gfp_t gfp,
 	       old->size * sizeof(*old->objects));
 	sheaf->size += old->size;
 	old->size = 0;
-	sheaf_free(s, old);
+	slabx_sheaf_free(s, old);
 	*sheafp = sheaf;
 	slabx_stat_inc(s, SLABX_SHEAF_PREFILL_OVERSIZE);
 	return 0;
@@ -977,7 +981,7 @@ void slabx_return_sheaf(struct slabx_cache *s, gfp_t gfp,
 	/* As a late slabx_free(): a destroy may be waiting for the objects. */
 	rcu_read_lock();
 	slabx_stat_inc(s, SLABX_SHEAF_RETURN_SLOW);
-	sheaf_free(s, sheaf);
+	slabx_sheaf_free(s, sheaf);
 	rcu_read_unlock();
 }
 EXPORT_SYMBOL_GPL(slabx_return_sheaf);

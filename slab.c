@@ -518,6 +518,31 @@ static bool node_double_free(struct slabx_cache *s, struct slabx_slab *slab,
 	return true;
 }
 
+/**
+ * slabx_slab_obj_free() - whether an object is free in its slab
+ * @s: the cache.
+ * @obj: an object of @s (slabx_obj_slab() said so).
+ *
+ * For the checked frees of %SLABX_DEBUG caches that keep the object out of
+ * its slab (into a reserve): the slab layer's double-free check.
+ *
+ * Return: true when @obj is on its slab's free list or waits there for a
+ * grace period.
+ */
+bool slabx_slab_obj_free(struct slabx_cache *s, void *obj)
+{
+	struct slabx_slab *slab = slabx_addr_to_slab(s, obj);
+	struct slabx_node *n = s->node[slab->nid];
+	unsigned long flags;
+	bool free;
+
+	raw_spin_lock_irqsave(&n->lock, flags);
+	free = slabx_slab_rcu_pending(s, slab, obj) ||
+	       slab_has_free(s, slab, obj);
+	raw_spin_unlock_irqrestore(&n->lock, flags);
+	return free;
+}
+
 /*
  * Put one object back (n->lock held), unless that would free it twice. An
  * object straight from a user becomes free for the checkers only once

@@ -192,6 +192,9 @@ const char * const slabx_stat_names[SLABX_NR_STATS] = {
 	[SLABX_FREE_NOLOCK_DEFERRED]	= "free_nolock_deferred",
 	[SLABX_FREE_NOLOCK_DRAINED]	= "free_nolock_drained",
 	[SLABX_NOLOCK_TRYLOCK_FAIL]	= "nolock_trylock_fail",
+	[SLABX_RESERVE_ALLOC]		= "reserve_alloc",
+	[SLABX_RESERVE_REFILL]		= "reserve_refill",
+	[SLABX_RESERVE_WAIT]		= "reserve_wait",
 };
 
 /* Objects a user gives back through the slab layer directly. */
@@ -235,9 +238,12 @@ void slabx_double_free(struct slabx_cache *s, void *obj, bool in_sheaf)
 			     s->name, obj);
 }
 
-/* Both slabx_alloc() and slabx_alloc_node(), inlined into each. */
+/*
+ * slabx_alloc(), slabx_alloc_node() and slabx_alloc_try(), inlined into
+ * each; a failure is counted in alloc_fail when @count_fail.
+ */
 static __always_inline void *cache_alloc(struct slabx_cache *s, gfp_t gfp,
-					 int nid)
+					 int nid, bool count_fail)
 {
 	enum slabx_trace_path path = SLABX_TRACE_SHEAF;
 	void *obj = NULL;
@@ -255,7 +261,8 @@ static __always_inline void *cache_alloc(struct slabx_cache *s, gfp_t gfp,
 		obj = sheaves_alloc(s, gfp, nid);
 	if (!obj) {
 		if (!slabx_slab_fill(s, gfp, nid, &obj, 1)) {
-			slabx_stat_inc(s, SLABX_ALLOC_FAIL);
+			if (count_fail)
+				slabx_stat_inc(s, SLABX_ALLOC_FAIL);
 			return NULL;
 		}
 		slabx_stat_inc(s, SLABX_ALLOC_SLOWPATH);
@@ -284,7 +291,7 @@ static __always_inline void *cache_alloc(struct slabx_cache *s, gfp_t gfp,
  */
 void *slabx_alloc_node(struct slabx_cache *s, gfp_t gfp, int nid)
 {
-	return cache_alloc(s, gfp, nid);
+	return cache_alloc(s, gfp, nid, true);
 }
 EXPORT_SYMBOL_GPL(slabx_alloc_node);
 
@@ -298,9 +305,24 @@ EXPORT_SYMBOL_GPL(slabx_alloc_node);
  */
 void *slabx_alloc(struct slabx_cache *s, gfp_t gfp)
 {
-	return cache_alloc(s, gfp, NUMA_NO_NODE);
+	return cache_alloc(s, gfp, NUMA_NO_NODE, true);
 }
 EXPORT_SYMBOL_GPL(slabx_alloc);
+
+/**
+ * slabx_alloc_try() - slabx_alloc(), for a caller with a fallback
+ * @s: the cache.
+ * @gfp: allocation context.
+ *
+ * A failure is not counted in alloc_fail: the caller (a reserved
+ * allocation) goes on to its reserve.
+ *
+ * Return: the object, or NULL.
+ */
+void *slabx_alloc_try(struct slabx_cache *s, gfp_t gfp)
+{
+	return cache_alloc(s, gfp, NUMA_NO_NODE, false);
+}
 
 /**
  * slabx_free() - free an object
@@ -334,7 +356,7 @@ void slabx_free(struct slabx_cache *s, void *obj)
 	rcu_read_lock();
 	if (unlikely(s->pool))
 		slabx_pool_cache_free(s, obj);
-	else
+	else if (!slabx_reserve_double_free(s, obj))
 		slabx_stat_add(s, SLABX_FREE, slab_free_objects(s, &obj, 1));
 	rcu_read_unlock();
 }
@@ -530,6 +552,7 @@ void slabx_cache_info(struct slabx_cache *s, struct slabx_info *info)
 	/* Each object is counted done after it is counted freed: read done first. */
 	done = slabx_cache_stat(s, SLABX_FREE_RCU_DONE);
 	info->objects_rcu_waiting = slabx_cache_stat(s, SLABX_FREE_RCU) - done;
+	slabx_reserve_info(s, info);
 }
 EXPORT_SYMBOL_GPL(slabx_cache_info);
 
@@ -622,6 +645,7 @@ static struct slabx_cache *cache_new(const char *name, unsigned int size,
 	    !args->pool_objects)
 		s->sheaf_capacity = args->sheaf_capacity ?:
 				    slabx_sheaf_default_capacity(s->stride);
+	slabx_reserve_init(s);
 	if (!slabx_meta_fail())
 		s->name = kstrdup_const(name, GFP_KERNEL);
 	if (!slabx_meta_fail())
@@ -771,6 +795,7 @@ static bool cache_kill(struct slabx_cache *s, bool kmalloc_class)
 static int cache_destroy(struct slabx_cache *s, bool kmalloc_class)
 {
 	unsigned long leaked;
+	unsigned int reservations;
 
 	if (!s)
 		return 0;
@@ -785,14 +810,20 @@ static int cache_destroy(struct slabx_cache *s, bool kmalloc_class)
 	slabx_debugfs_remove_cache(s);
 	mutex_unlock(&slabx_caches_mutex);
 	slabx_sheaves_destroy(s);
+	reservations = slabx_reserve_destroy(s);
 	leaked = slabx_slabs_release_empty(s, NULL) + pool_outstanding(s);
-	if (leaked) {
+	if (reservations)
+		pr_err("cache %s destroyed with %u reservations still held; the cache is kept for them\n",
+		       s->name, reservations);
+	if (leaked || reservations) {
 		mutex_lock(&slabx_caches_mutex);
 		list_add(&s->list, &slabx_zombies);
 		mutex_unlock(&slabx_caches_mutex);
-		pr_err("cache %s destroyed with %lu objects still allocated; their slabs are kept\n",
-		       s->name, leaked);
-		slabx_slabs_report_leaks(s, SLABX_LEAKS_NAMED);
+		if (leaked) {
+			pr_err("cache %s destroyed with %lu objects still allocated; their slabs are kept\n",
+			       s->name, leaked);
+			slabx_slabs_report_leaks(s, SLABX_LEAKS_NAMED);
+		}
 		return -EBUSY;
 	}
 	/* A free that returned the last object may still be counting it. */
@@ -822,11 +853,14 @@ static int cache_destroy(struct slabx_cache *s, bool kmalloc_class)
  * a warning). Needs no work from the system workqueues, so it may run in a
  * work item of a %WQ_MEM_RECLAIM workqueue.
  *
+ * A reservation still held (slabx_reserve()) is reported as a leak too:
+ * the reserve is flushed, and the cache is kept for slabx_unreserve().
+ *
  * Context: process context, may sleep; not under cpus_read_lock() (nor in
  * a CPU hotplug callback).
- * Return: 0, -EBUSY when objects were leaked, -EINVAL (with a warning) when
- * @s is not a live cache or is a size class of slabx_kmalloc(), which only
- * slabx itself destroys.
+ * Return: 0, -EBUSY when objects or reservations were leaked, -EINVAL
+ * (with a warning) when @s is not a live cache or is a size class of
+ * slabx_kmalloc(), which only slabx itself destroys.
  */
 int slabx_cache_destroy(struct slabx_cache *s)
 {

@@ -6,10 +6,11 @@
  * EXPORT_SYMBOL_GPL by slabx.ko and documented where it is defined.
  *
  * A cache's life: no call on a cache may run concurrently with its
- * slabx_cache_destroy() or follow it, except slabx_free() and
- * slabx_free_bulk() of objects that were leaked (still allocated when
- * destroy began), and slabx_alloc_from_sheaf() and slabx_return_sheaf()
- * of sheaves prefilled before, which are allowed during and after the
+ * slabx_cache_destroy() or follow it, except slabx_free(),
+ * slabx_free_bulk() and slabx_free_reserved() of objects that were leaked
+ * (still allocated when destroy began), slabx_alloc_from_sheaf() and
+ * slabx_return_sheaf() of sheaves prefilled before, and slabx_unreserve()
+ * of reservations still held, which are allowed during and after the
  * destroy until slabx is unloaded. Other calls on a cache being destroyed
  * are refused with a warning where slabx can tell cheaply: allocations
  * that reach the slabs or refill the per-CPU sheaves return NULL,
@@ -28,6 +29,7 @@
 
 struct page;
 struct slabx_cache;
+struct slabx_reservation;
 struct slabx_sheaf;
 
 /* Longest cache name accepted, without the terminating NUL. */
@@ -139,6 +141,11 @@ struct slabx_cache_args {
  * @SLABX_FREE_NOLOCK_DEFERRED: of those, deferred (no path could be taken).
  * @SLABX_FREE_NOLOCK_DRAINED: deferred objects freed since.
  * @SLABX_NOLOCK_TRYLOCK_FAIL: busy locks met by the any-context paths.
+ * @SLABX_RESERVE_ALLOC: objects slabx_alloc_reserved() took from the
+ *	reserve (counted in %SLABX_ALLOC too).
+ * @SLABX_RESERVE_REFILL: objects slabx_free_reserved() put into the
+ *	reserve (counted in %SLABX_FREE too).
+ * @SLABX_RESERVE_WAIT: times slabx_alloc_reserved() slept for an object.
  * @SLABX_NR_STATS: number of counters.
  */
 enum slabx_stat_item {
@@ -181,6 +188,9 @@ enum slabx_stat_item {
 	SLABX_FREE_NOLOCK_DEFERRED,
 	SLABX_FREE_NOLOCK_DRAINED,
 	SLABX_NOLOCK_TRYLOCK_FAIL,
+	SLABX_RESERVE_ALLOC,
+	SLABX_RESERVE_REFILL,
+	SLABX_RESERVE_WAIT,
 	SLABX_NR_STATS
 };
 
@@ -200,6 +210,11 @@ enum slabx_stat_item {
  * @sheaves_barn_empty: empty sheaves in the barns.
  * @objects_rcu_waiting: objects given to slabx_free_rcu() whose grace
  *	period has not ended yet (counted in @objects_inuse too).
+ * @objects_reserve: objects in the cache's reserve (slabx_reserve();
+ *	counted in @objects_inuse too).
+ * @reserve_target: objects the cache's reservations add up to.
+ * @reserve_bytes: memory the reserve holds: its objects (by their stride)
+ *	and its sheaves, and the handles of the reservations.
  */
 struct slabx_info {
 	unsigned int object_size;
@@ -214,6 +229,9 @@ struct slabx_info {
 	unsigned long objects_barn;
 	unsigned long sheaves_barn_empty;
 	unsigned long objects_rcu_waiting;
+	unsigned long objects_reserve;
+	unsigned long reserve_target;
+	unsigned long reserve_bytes;
 };
 
 /**
@@ -283,6 +301,14 @@ struct page *slabx_try_alloc_pages(int nid, unsigned int order);
 void slabx_free_pages_nolock(struct page *page, unsigned int order);
 int slabx_nolock_set_watermarks(unsigned int low, unsigned int high);
 long slabx_nolock_pages_stat(enum slabx_nolock_pages_item item);
+
+struct slabx_reservation *slabx_reserve(struct slabx_cache *s,
+					unsigned int nr, gfp_t gfp);
+void slabx_unreserve(struct slabx_reservation *res);
+void *slabx_alloc_reserved(struct slabx_reservation *res, gfp_t gfp);
+void slabx_free_reserved(struct slabx_reservation *res, void *obj);
+void *slabx_mempool_alloc(gfp_t gfp, void *pool_data);
+void slabx_mempool_free(void *element, void *pool_data);
 
 void slabx_cache_info(struct slabx_cache *s, struct slabx_info *info);
 unsigned long slabx_cache_stat(struct slabx_cache *s,

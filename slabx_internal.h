@@ -100,6 +100,9 @@ struct slabx_sheaf {
  * @lock: protects the lists and counts.
  * @full: sheaves with size == capacity.
  * @empty: sheaves with size == 0.
+ * @reserve: the node's part of the cache's reserve (see reserve.c):
+ *	sheaves of any size, out of reach of the allocation and free paths,
+ *	of the shrinker and of slabx_cache_shrink().
  * @nr_full: length of @full.
  * @nr_empty: length of @empty.
  */
@@ -107,8 +110,34 @@ struct slabx_barn {
 	raw_spinlock_t lock;
 	struct list_head full;
 	struct list_head empty;
+	struct list_head reserve;
 	unsigned int nr_full;
 	unsigned int nr_empty;
+};
+
+/**
+ * struct slabx_reserve - a cache's reserve, shared by its reservations
+ * @mutex: serialises slabx_reserve(), slabx_unreserve() and the destroy
+ *	of the reserve, which alone change @target, @sheaves and
+ *	@reservations.
+ * @target: objects the reservations of the cache add up to; the reserve
+ *	is refilled up to it. Read without @mutex by the free path.
+ * @objects: objects held in the reserve's sheaves, all nodes; changed
+ *	with the lock of the barn whose sheaf gains or loses one.
+ * @sheaves: sheaves of the reserve, all nodes: room for @target objects
+ *	at least.
+ * @capacity: room in each of them.
+ * @reservations: live reservations.
+ * @meta_bytes: bytes of the sheaves and of the reservations' handles.
+ */
+struct slabx_reserve {
+	struct mutex mutex;	/* serialises changes of the reserve's size */
+	unsigned long target;
+	atomic_long_t objects;
+	unsigned long sheaves;
+	unsigned int capacity;
+	unsigned int reservations;
+	size_t meta_bytes;
 };
 
 /**
@@ -280,6 +309,7 @@ struct slabx_stats {
  *	opened and not yet freed.
  * @rcu_barrier_mutex: serialises slabx_rcu_barrier() calls.
  * @pool: in pool mode, the objects' pool; NULL otherwise.
+ * @reserve: objects set aside for the cache's reservations (reserve.c).
  * @nolock_deferred: objects slabx_free_nolock() could not free at once,
  *	linked through their free pointers (see nolock.c).
  * @nolock_work: frees @nolock_deferred from a safe context.
@@ -314,6 +344,7 @@ struct slabx_cache {
 	atomic_t rcu_inflight[2];
 	struct mutex rcu_barrier_mutex;	/* serialises slabx_rcu_barrier() */
 	struct slabx_objpool_head *pool;
+	struct slabx_reserve reserve;
 	void *nolock_deferred;
 	struct irq_work nolock_work;
 	struct list_head list;
@@ -758,6 +789,7 @@ void slabx_node_put(struct slabx_cache *s, struct slabx_node *n,
 		    struct slabx_slab *slab, void *obj,
 		    struct list_head *discard);
 int slabx_obj_nid(struct slabx_cache *s, const void *obj);
+bool slabx_slab_obj_free(struct slabx_cache *s, void *obj);
 unsigned int slabx_slab_take(struct slabx_cache *s, int nid, void **p,
 			     unsigned int max);
 unsigned int slabx_slab_fill(struct slabx_cache *s, gfp_t gfp, int nid,
@@ -797,6 +829,7 @@ void slabx_barn_occupancy(struct slabx_barn *barn, unsigned int *nr_full,
 struct slabx_sheaf *slabx_sheaf_new(struct slabx_cache *s, unsigned int capacity,
 				    gfp_t gfp);
 void slabx_sheaf_flush(struct slabx_cache *s, struct slabx_sheaf *sheaf);
+void slabx_sheaf_free(struct slabx_cache *s, struct slabx_sheaf *sheaf);
 void slabx_sheaf_stash_empty(struct slabx_cache *s, struct slabx_barn *barn,
 			     struct slabx_sheaf *sheaf);
 /*
@@ -986,6 +1019,9 @@ static __always_inline bool sheaves_free(struct slabx_cache *s,
 	return done || slabx_sheaves_free_slow(s, slab->nid, obj);
 }
 
+/* slabx.c: an allocation whose failure the caller handles */
+void *slabx_alloc_try(struct slabx_cache *s, gfp_t gfp);
+
 /* slabx.c: a size class of slabx_kmalloc(), listed like any cache */
 struct slabx_cache *slabx_cache_create_kmalloc(const char *name,
 					       unsigned int size);
@@ -1002,6 +1038,28 @@ void slabx_run_on_cpu(unsigned int cpu, void (*fn)(struct slabx_cache *s),
 /* nolock.c */
 void slabx_nolock_cache_init(struct slabx_cache *s);
 void slabx_nolock_cache_destroy(struct slabx_cache *s);
+
+/* reserve.c */
+void slabx_reserve_init(struct slabx_cache *s);
+unsigned int slabx_reserve_destroy(struct slabx_cache *s);
+void slabx_reserve_info(struct slabx_cache *s, struct slabx_info *info);
+bool slabx_reserve_holds(struct slabx_cache *s, void *obj);
+
+/*
+ * A %SLABX_DEBUG cache's free of an object that sits in its reserve, where
+ * the slab layer's check cannot see it: reported and refused.
+ */
+static inline bool slabx_reserve_double_free(struct slabx_cache *s, void *obj)
+{
+	if (!(s->flags & SLABX_DEBUG) ||
+	    !atomic_long_read(&s->reserve.objects) ||
+	    !slabx_reserve_holds(s, obj))
+		return false;
+	slabx_stat_inc(s, SLABX_FREE_INVALID);
+	slabx_report(s, "slabx: %s: double free of %p, in the reserve\n",
+		     s->name, obj);
+	return true;
+}
 
 /* rcu_free.c */
 bool slabx_slab_defer_rcu(struct slabx_cache *s, struct slabx_slab *slab,

@@ -26,12 +26,14 @@
  * @SLABX_TRACE_SLAB: the slab layer.
  * @SLABX_TRACE_NOLOCK: slabx_alloc_nolock() or slabx_free_nolock().
  * @SLABX_TRACE_POOL: a pool-mode cache's pool.
+ * @SLABX_TRACE_RESERVE: the cache's reserve (slabx_alloc_reserved()).
  */
 enum slabx_trace_path {
 	SLABX_TRACE_SHEAF,
 	SLABX_TRACE_SLAB,
 	SLABX_TRACE_NOLOCK,
 	SLABX_TRACE_POOL,
+	SLABX_TRACE_RESERVE,
 };
 
 /*
@@ -62,12 +64,14 @@ TRACE_DEFINE_ENUM(SLABX_TRACE_SHEAF);
 TRACE_DEFINE_ENUM(SLABX_TRACE_SLAB);
 TRACE_DEFINE_ENUM(SLABX_TRACE_NOLOCK);
 TRACE_DEFINE_ENUM(SLABX_TRACE_POOL);
+TRACE_DEFINE_ENUM(SLABX_TRACE_RESERVE);
 
 #define slabx_show_path(path)					\
 	__print_symbolic(path, { SLABX_TRACE_SHEAF, "sheaf" },	\
 			 { SLABX_TRACE_SLAB, "slab" },		\
 			 { SLABX_TRACE_NOLOCK, "nolock" },	\
-			 { SLABX_TRACE_POOL, "pool" })
+			 { SLABX_TRACE_POOL, "pool" },		\
+			 { SLABX_TRACE_RESERVE, "reserve" })
 
 #ifdef show_gfp_flags
 #define slabx_show_gfp(gfp)	show_gfp_flags(gfp)

@@ -14,7 +14,8 @@ figures()
 		for (i = 1; i < NF; i++) {
 			if ($i == "ratio") print key " slabx/kernel\t" num($(i + 1))
 			if ($i == "slabx/floor") print key " slabx/floor\t" num($(i + 1))
-			if ($i == "kmem_cache/floor" || $i == "kmalloc/floor")
+			if ($i == "kmem_cache/floor" || $i == "kmalloc/floor" ||
+			    $i == "mempool/floor")
 				print key " kernel/floor\t" num($(i + 1))
 		}
 	}

@@ -71,7 +71,7 @@ done
 # 8: kmemleak serialises every allocation, and 8 vCPUs on 2 host cores
 # then starve the kernel's own RCU at boot (a stall before slabx loads).
 [[ " $flavours " != *" debug "* ]] ||
-	SLABX_CPUS=4 run_guest debug kmemleak "kmemleak=on slabx.tests=slabx_test,slabx_sheaf_test,slabx_nolock_test,slabx_rcu_test,slabx_objpool_test,slabx_checkers_test,slabx_kmalloc_test"
+	SLABX_CPUS=4 run_guest debug kmemleak "kmemleak=on slabx.tests=slabx_test,slabx_sheaf_test,slabx_nolock_test,slabx_rcu_test,slabx_objpool_test,slabx_checkers_test,slabx_kmalloc_test,slabx_reserve_test"
 
 # The rcu_free suite once more with every CPU's RCU callbacks offloaded to
 # rcuo kthreads (as on Android): full rcu_free sheaves must still reach

@@ -12,6 +12,11 @@
  *             second over all CPUs (the ratio is of the times, as above)
  *   kmalloc   slabx_kmalloc() + slabx_kfree() against kmalloc() + kfree()
  *             of the same size: the hot pair, and 32 then 32 (kmalloc32)
+ *   reserve   slabx_alloc_reserved() + slabx_free_reserved() through a
+ *             reservation of 16 against mempool_alloc() + mempool_free()
+ *             of a mempool of 16 over a kmem_cache, memory plentiful: the
+ *             hot pair, and 32 then 32 (reserve32); then the bytes held
+ *             by 100 reservations of 16 against 100 such mempools
  *
  * The patterns on one CPU are timed a third time on the floor: a per-CPU array popped
  * and pushed with preemption off, what no allocator can beat; slabx and
@@ -48,6 +53,7 @@
 #include <linux/kthread.h>
 #include <linux/ktime.h>
 #include <linux/math64.h>
+#include <linux/mempool.h>
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/preempt.h>
@@ -252,6 +258,44 @@ bench_round_slabx_kmalloc(void *size, unsigned int batch, unsigned int total)
 /* What is timed, kernel first: index 0, 1 and 2 below. */
 enum { BENCH_KMEM, BENCH_SLABX, BENCH_FLOOR, BENCH_NR };
 
+/*
+ * mempool_alloc() of a kmem_cache mempool against slabx_alloc_reserved()
+ * through a reservation, the "cache" being the pool or the reservation.
+ */
+static __always_inline void *mempool_alloc_one(void *pool)
+{
+	return mempool_alloc(pool, GFP_KERNEL);
+}
+
+static __always_inline void mempool_free_one(void *pool, void *obj)
+{
+	mempool_free(obj, pool);
+}
+
+static __always_inline void *reserved_alloc_one(void *res)
+{
+	return slabx_alloc_reserved(res, GFP_KERNEL);
+}
+
+static __always_inline void reserved_free_one(void *res, void *obj)
+{
+	slabx_free_reserved(res, obj);
+}
+
+static noinline __bench_page(mempool) __aligned(PAGE_SIZE) s64
+bench_round_mempool(void *pool, unsigned int batch, unsigned int total)
+{
+	return bench_round(mempool_alloc_one, mempool_free_one, pool, batch,
+			   total);
+}
+
+static noinline __bench_page(reserved) __aligned(PAGE_SIZE) s64
+bench_round_reserved(void *res, unsigned int batch, unsigned int total)
+{
+	return bench_round(reserved_alloc_one, reserved_free_one, res, batch,
+			   total);
+}
+
 typedef s64 (*bench_round_t)(void *, unsigned int, unsigned int);
 
 static const bench_round_t bench_rounds[BENCH_NR] = {
@@ -260,6 +304,10 @@ static const bench_round_t bench_rounds[BENCH_NR] = {
 
 static const bench_round_t bench_kmalloc_rounds[BENCH_NR] = {
 	bench_round_kmalloc, bench_round_slabx_kmalloc, bench_round_floor,
+};
+
+static const bench_round_t bench_reserve_rounds[BENCH_NR] = {
+	bench_round_mempool, bench_round_reserved, bench_round_floor,
 };
 
 /* Best ns per object, in thousandths of a ns, of each of @fn. */
@@ -635,6 +683,93 @@ static int bench_kmalloc(unsigned int size)
 	return 0;
 }
 
+#define BENCH_POOLS		100
+#define BENCH_POOL_MIN		16
+
+/*
+ * Bytes a mempool of objects of @cache holds: itself, its array, its
+ * elements (by their size in the cache: they are poisoned for KASAN while
+ * in the pool, so ksize() may not look at them).
+ */
+static size_t mempool_bytes(mempool_t *pool, struct kmem_cache *cache)
+{
+	return ksize(pool) + ksize(pool->elements) +
+	       (size_t)pool->curr_nr * kmem_cache_size(cache);
+}
+
+/*
+ * Memory held by 100 mempools of 16 objects of a kmem_cache against 100
+ * reservations of 16 of a slabx cache: the objects (by their size in the
+ * cache) and what holds them.
+ */
+static int bench_reserve_memory(void *caches[2], unsigned int size)
+{
+	struct slabx_reservation **res;
+	mempool_t **pools;
+	struct slabx_info before, after;
+	size_t kbytes = 0, sbytes;
+	int i, ret = -ENOMEM;
+
+	pools = kcalloc(BENCH_POOLS, sizeof(*pools), GFP_KERNEL);
+	res = kcalloc(BENCH_POOLS, sizeof(*res), GFP_KERNEL);
+	if (!pools || !res)
+		goto out;
+	slabx_cache_info(caches[1], &before);
+	for (i = 0; i < BENCH_POOLS; i++) {
+		pools[i] = mempool_create_slab_pool(BENCH_POOL_MIN, caches[0]);
+		res[i] = slabx_reserve(caches[1], BENCH_POOL_MIN, GFP_KERNEL);
+		if (!pools[i] || IS_ERR(res[i])) {
+			res[i] = NULL;
+			goto out;
+		}
+		kbytes += mempool_bytes(pools[i], caches[0]);
+	}
+	slabx_cache_info(caches[1], &after);
+	sbytes = after.reserve_bytes - before.reserve_bytes;
+	pr_info("size %4u reserve memory: %u x %u objects: mempool %zu B  slabx %zu B  ratio %llu.%03llu\n",
+		size, BENCH_POOLS, BENCH_POOL_MIN, kbytes, sbytes,
+		bench_ratio(sbytes, kbytes) / 1000,
+		bench_ratio(sbytes, kbytes) % 1000);
+	ret = 0;
+out:
+	for (i = 0; pools && res && i < BENCH_POOLS; i++) {
+		mempool_destroy(pools[i]);
+		slabx_unreserve(res[i]);
+	}
+	kfree(res);
+	kfree(pools);
+	return ret;
+}
+
+/* Reserved allocations against mempool_alloc(), memory plentiful. */
+static int bench_reserve(void *caches[2], unsigned int size)
+{
+	static const unsigned int batches[] = { 0, 32 };
+	static const char * const names[] = { "reserve", "reserve32" };
+	void *pools[2];
+	u64 best[BENCH_NR];
+	unsigned int i;
+	int ret = -ENOMEM;
+
+	pools[0] = mempool_create_slab_pool(BENCH_POOL_MIN, caches[0]);
+	pools[1] = slabx_reserve(caches[1], BENCH_POOL_MIN, GFP_KERNEL);
+	if (!pools[0] || IS_ERR(pools[1]))
+		goto out;
+	for (i = 0; i < ARRAY_SIZE(batches); i++) {
+		ret = bench_pattern(bench_reserve_rounds, pools, batches[i],
+				    best);
+		if (ret)
+			goto out;
+		bench_print_peer(size, names[i], "mempool", best, true);
+	}
+	ret = bench_reserve_memory(caches, size);
+out:
+	mempool_destroy(pools[0]);
+	if (!IS_ERR(pools[1]))
+		slabx_unreserve(pools[1]);
+	return ret;
+}
+
 static int bench_size(unsigned int size)
 {
 	void *caches[2];
@@ -665,6 +800,8 @@ static int bench_size(unsigned int size)
 	}
 	if (!ret)
 		ret = bench_kmalloc(size);
+	if (!ret)
+		ret = bench_reserve(caches, size);
 	if (!ret)
 		ret = bench_all_cpus(caches, size);
 	if (!ret)

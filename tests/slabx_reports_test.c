@@ -30,6 +30,7 @@ MODULE_IMPORT_NS(SLABX_TEST);
 struct bad_access {
 	void (*fn)(struct bad_access *b);
 	struct slabx_cache *s;
+	struct slabx_reservation *res;
 	void *obj;
 	size_t offset;
 	struct completion done;
@@ -381,6 +382,47 @@ static void double_free_in_debug_cache(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, objects_held(s), 0);
 }
 
+static void free_reserved_obj(struct bad_access *b)
+{
+	slabx_free_reserved(b->res, b->obj);
+}
+
+/*
+ * A double free through a reservation, of an object that went into the
+ * reserve (the slab does not see it free): KASAN's report, or the debug
+ * cache's own check of the reserve. The reserve holds it once.
+ */
+static void double_free_through_reservation(struct kunit *test)
+{
+	struct slabx_cache *s = debug_cache(test, "misuse_reserved");
+	struct bad_access b = { .fn = free_reserved_obj, .s = s };
+	void **drained = kunit_kcalloc(test, 512, sizeof(void *), GFP_KERNEL);
+	struct slabx_info info;
+	unsigned int n = 0;
+
+	KUNIT_ASSERT_NOT_NULL(test, drained);
+	b.res = slabx_reserve(s, 2, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, b.res);
+	/* Only the reserve left: the page allocator fails, the slabs drained. */
+	fault_inject(test, slabx_fault_inject_pages, -1);
+	while (n < 512 && (drained[n] = slabx_alloc(s, GFP_KERNEL | __GFP_NOWARN)))
+		n++;
+	b.obj = slabx_alloc_reserved(b.res, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, b.obj);
+	slabx_free_reserved(b.res, b.obj);
+	expect_report(test, &b, IS_ENABLED(CONFIG_KASAN_GENERIC) ?
+		      "kasan: BUG: KASAN: " SLABX_KASAN_SLAB_UAF " in" :
+		      "warning: double free of");
+	KUNIT_EXPECT_EQ(test, slabx_cache_stat(s, SLABX_FREE_INVALID), 1);
+	slabx_cache_info(s, &info);
+	KUNIT_EXPECT_EQ(test, info.objects_reserve, 2);
+	fault_inject_end(test, slabx_fault_inject_pages);
+	while (n)
+		slabx_free(s, drained[--n]);
+	slabx_unreserve(b.res);
+	KUNIT_EXPECT_EQ(test, objects_held(s), 0);
+}
+
 static void alloc_from_destroyed_cache(struct bad_access *b)
 {
 	b->obj = slabx_alloc(b->s, GFP_KERNEL);
@@ -458,6 +500,7 @@ static struct kunit_case misuse_cases[] = {
 	KUNIT_CASE(kfree_of_foreign_pointer),
 	KUNIT_CASE(free_outside_the_direct_map),
 	KUNIT_CASE(double_free_in_debug_cache),
+	KUNIT_CASE(double_free_through_reservation),
 	KUNIT_CASE(destroy_names_leaks_and_refuses_alloc),
 	{}
 };

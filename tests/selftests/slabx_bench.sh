@@ -25,6 +25,12 @@ short_run_prints_every_figure()
 			grep -Eq "slabx_bench: size +$size $pattern +kmem_cache +[0-9]+\.[0-9]+ ns +slabx +[0-9]+\.[0-9]+ ns +ratio [0-9]+\.[0-9]+ +floor [0-9]+\.[0-9]+ ns +slabx/floor [0-9]+\.[0-9]+ +kmem_cache/floor [0-9]+\.[0-9]+" "$log" ||
 				{ ktap_print_msg "no figure for $size $pattern"; ok=1; }
 		done
+		for pattern in reserve reserve32; do
+			grep -Eq "slabx_bench: size +$size $pattern +mempool +[0-9]+\.[0-9]+ ns +slabx +[0-9]+\.[0-9]+ ns +ratio [0-9]+\.[0-9]+ +floor [0-9]+\.[0-9]+ ns +slabx/floor [0-9]+\.[0-9]+ +mempool/floor [0-9]+\.[0-9]+" "$log" ||
+				{ ktap_print_msg "no figure for $size $pattern"; ok=1; }
+		done
+		grep -Eq "slabx_bench: size +$size reserve memory: 100 x 16 objects: mempool [0-9]+ B +slabx [0-9]+ B +ratio [0-9]+\.[0-9]+" "$log" ||
+			{ ktap_print_msg "no reserve memory figure for $size"; ok=1; }
 		grep -Eq "slabx_bench: size +$size allcpus +[0-9]+ CPUs kmem_cache [0-9]+\.[0-9]+ Mpairs/s +slabx [0-9]+\.[0-9]+ Mpairs/s +ratio [0-9]+\.[0-9]+" "$log" ||
 			{ ktap_print_msg "no all-CPUs figure for $size"; ok=1; }
 		if slabx_kernel_older 6 12; then

@@ -100,7 +100,8 @@ static const char * const state_keys[] = {
 	"object_size", "stride", "align", "order", "objs_per_slab",
 	"sheaf_capacity", "objects_inuse", "objects_total", "slabs", "pages",
 	"objects_barn", "sheaves_barn_empty", "objects_rcu_waiting",
-	"barn_max_full", "barn_max_empty",
+	"barn_max_full", "barn_max_empty", "objects_reserve", "reserve_target",
+	"reserve_bytes",
 };
 
 /* Keys a stats file must have to be one. */
