@@ -498,7 +498,9 @@ static void handoff_under_page_failure(struct kunit *test)
 	struct slabx_cache *s = flat_cache(test, "kunit-res-handoff");
 	struct pair *pairs = kunit_kcalloc(test, PAIRS, sizeof(*pairs),
 					   GFP_KERNEL);
+	struct slabx_reservation *extra;
 	struct task_struct *task;
+	unsigned int trims = 0;
 	struct snap sn;
 	int i, k, left;
 
@@ -521,7 +523,13 @@ static void handoff_under_page_failure(struct kunit *test)
 							    &pairs[i]), 0);
 		}
 	}
-	/* Sized by operations: up to 10 minutes of a slow guest. */
+	/*
+	 * Sized by operations: up to 10 minutes of a slow guest. Meanwhile
+	 * a third reservation, too large for what is left, fails again and
+	 * again: each time it adds a sheaf to the reserve, which the frees
+	 * may fill, and its failure trims the reserve back while the pairs
+	 * take and put.
+	 */
 	for (left = 6000; left; left--) {
 		for (i = 0; i < PAIRS; i++)
 			if (READ_ONCE(pairs[i].consumed) < HANDOFFS &&
@@ -529,7 +537,11 @@ static void handoff_under_page_failure(struct kunit *test)
 				break;
 		if (i == PAIRS)
 			break;
-		msleep(100);
+		extra = slabx_reserve(s, 300, GFP_KERNEL);
+		if (!IS_ERR(extra))
+			slabx_unreserve(extra);
+		trims += IS_ERR(extra);
+		msleep(20);
 	}
 	for (i = 0; i < PAIRS; i++) {
 		KUNIT_EXPECT_EQ(test, pairs[i].failed, 0U);
@@ -538,8 +550,9 @@ static void handoff_under_page_failure(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, delta(s, &sn, SLABX_ALLOC_SLOWPATH), 0UL);
 	KUNIT_EXPECT_EQ(test, delta(s, &sn, SLABX_RESERVE_ALLOC),
 			(unsigned long)PAIRS * HANDOFFS);
-	kunit_info(test, "%lu waits for %u hand-offs\n",
-		   delta(s, &sn, SLABX_RESERVE_WAIT), PAIRS * HANDOFFS);
+	kunit_info(test, "%lu waits for %u hand-offs, %u failed reservations\n",
+		   delta(s, &sn, SLABX_RESERVE_WAIT), PAIRS * HANDOFFS, trims);
+	KUNIT_EXPECT_GT(test, trims, 0U);
 	KUNIT_EXPECT_EQ(test, info_of(s).objects_reserve, (unsigned long)PAIRS * 4);
 }
 
