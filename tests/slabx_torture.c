@@ -10,7 +10,8 @@
  * Worker kthreads do @ops operations each, every one on a path picked at
  * random: single objects (slabx_alloc(), _node(), slabx_free()), bulk,
  * prefilled sheaves, slabx_free_rcu() of objects that RCU readers look at,
- * the nolock calls from process context, and a slabx objpool. Each worker
+ * the nolock calls from process context, a slabx objpool, and its own
+ * reservation (slabx_alloc_reserved(), slabx_free_reserved()). Each worker
  * has an hrtimer that runs in hard IRQ, where it allocates with
  * slabx_alloc_nolock(), frees objects its worker hands it (nolock, plain
  * and RCU frees), and pops and pushes the objpool. On x86 a sender thread
@@ -91,6 +92,8 @@
 #define RCU_SLOTS	64	/* where objects are published to readers */
 #define RCU_READERS	2
 #define POOL_HELD	8	/* objpool objects a worker holds */
+/* A worker's reservation, and the most it holds through it (never more). */
+#define RES_SHARE	4
 #define TIMER_HELD	4
 #define TIMER_PERIOD_US	250
 #define NMI_TICKETS	4	/* objects of one CPU's NMIs not yet adopted */
@@ -139,6 +142,7 @@ enum tort_path {
 	TP_NOLOCK,
 	TP_NMI,
 	TP_OBJPOOL,
+	TP_RESERVE,
 	TP_SHRINK,
 	TP_BARRIER,
 	TP_HOTPLUG,
@@ -170,6 +174,8 @@ static const struct tort_path_desc tort_paths[TP_NR] = {
 			 { "nmis", "objects", "null", "findings", "nmi_frees", "pool_rounds" } },
 	[TP_OBJPOOL] = { "objpool",
 			 { "pops", "objects", "empty", "findings", "irq_nmi_pops" } },
+	[TP_RESERVE] = { "reserve",
+			 { "calls", "objects", "null", "findings", "atomic", "freed" } },
 	[TP_SHRINK]  = { "shrink", { "rounds", NULL, NULL, "findings" } },
 	[TP_BARRIER] = { "barrier", { "rounds", NULL, NULL, "findings" } },
 	[TP_HOTPLUG] = { "hotplug", { "cycles", NULL, "refused", "findings" } },
@@ -177,7 +183,8 @@ static const struct tort_path_desc tort_paths[TP_NR] = {
 
 /* The paths a worker's operation is picked from. */
 static const enum tort_path worker_paths[] = {
-	TP_ALLOC, TP_BULK, TP_PREFILL, TP_RCU, TP_NOLOCK, TP_OBJPOOL
+	TP_ALLOC, TP_BULK, TP_PREFILL, TP_RCU, TP_NOLOCK, TP_OBJPOOL,
+	TP_RESERVE
 };
 
 /* An object as the checks see it: the tag's head word, then the rest. */
@@ -220,6 +227,9 @@ struct tort_worker {
 	struct tort_held held[HELD_MAX];
 	unsigned int nr_pool;
 	struct tort_held pool[POOL_HELD];
+	struct slabx_reservation *res;
+	unsigned int nr_res;
+	struct tort_held res_held[RES_SHARE];
 	struct tort_timer tm;
 	raw_spinlock_t section;	/* a section where nothing may be allocated */
 	struct completion done;
@@ -1313,6 +1323,98 @@ static void op_objpool(struct torture *t, struct tort_worker *w)
 		w->pool[w->nr_pool++] = h;
 }
 
+/*
+ * A worker's own reservation: an allocation through it (sleeping or
+ * atomic, with IRQs off but on RT) or a free through it (IRQs on or off).
+ * It holds at most its share, so a sleeping allocation never waits for
+ * its own frees.
+ */
+static void reserve_free_one(struct torture *t, struct tort_worker *w)
+{
+	struct tort_owner *o = &w->own;
+	unsigned int i = rnd(o, w->nr_res);
+	struct tort_held h = w->res_held[i];
+	unsigned long flags;
+
+	w->res_held[i] = w->res_held[--w->nr_res];
+	check_tag(t, TP_RESERVE, h.obj, h.head);
+	obj_forget(t, TP_RESERVE, h);
+	if (rnd(o, 2)) {
+		slabx_free_reserved(w->res, h.obj);
+	} else {
+		local_irq_save(flags);
+		slabx_free_reserved(w->res, h.obj);
+		local_irq_restore(flags);
+	}
+	tc_inc(t, TP_RESERVE, TC_AUX2);
+}
+
+static void op_reserve(struct torture *t, struct tort_worker *w)
+{
+	struct tort_owner *o = &w->own;
+	unsigned long flags;
+	void *obj;
+	u64 head;
+
+	if (w->nr_res && (w->nr_res == RES_SHARE || rnd(o, 2))) {
+		reserve_free_one(t, w);
+		return;
+	}
+	if (rnd(o, 2)) {
+		obj = slabx_alloc_reserved(w->res, GFP_KERNEL);
+	} else {
+		if (!IS_ENABLED(CONFIG_PREEMPT_RT))
+			local_irq_save(flags);
+		obj = slabx_alloc_reserved(w->res, GFP_ATOMIC);
+		if (!IS_ENABLED(CONFIG_PREEMPT_RT))
+			local_irq_restore(flags);
+		tc_inc(t, TP_RESERVE, TC_AUX1);
+	}
+	count_alloc(t, TP_RESERVE, obj);
+	if (!obj)
+		return;
+	head = obj_take(t, o, TP_RESERVE, obj, false);
+	if (head) {
+		w->res_held[w->nr_res].obj = obj;
+		w->res_held[w->nr_res++].head = head;
+	}
+}
+
+/* Each worker's reservation, made before the run. */
+static int reserve_setup(struct torture *t)
+{
+	int i;
+
+	for (i = 0; i < t->nr_workers; i++) {
+		t->workers[i].res = slabx_reserve(t->s, RES_SHARE, GFP_KERNEL);
+		if (IS_ERR(t->workers[i].res)) {
+			pr_err("slabx_reserve() failed: %ld\n",
+			       PTR_ERR(t->workers[i].res));
+			t->workers[i].res = NULL;
+			return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+/* Every reservation released: the reserve must be empty then. */
+static void reserve_teardown(struct torture *t)
+{
+	struct slabx_info info;
+	int i;
+
+	for (i = 0; t->workers && i < t->nr_workers; i++) {
+		slabx_unreserve(t->workers[i].res);
+		t->workers[i].res = NULL;
+	}
+	if (!t->s || !t->run[TP_RESERVE])
+		return;
+	slabx_cache_info(t->s, &info);
+	if (info.objects_reserve || info.reserve_target)
+		tort_bad(t, TP_RESERVE, "reserve of %lu objects, target %lu, after unreserve\n",
+			 info.objects_reserve, info.reserve_target);
+}
+
 static void worker_step(struct torture *t, struct tort_worker *w)
 {
 	switch (t->worker_path[rnd(&w->own, t->nr_worker_paths)]) {
@@ -1330,6 +1432,9 @@ static void worker_step(struct torture *t, struct tort_worker *w)
 		break;
 	case TP_NOLOCK:
 		op_nolock(t, w);
+		break;
+	case TP_RESERVE:
+		op_reserve(t, w);
 		break;
 	default:
 		op_objpool(t, w);
@@ -1442,6 +1547,8 @@ static int worker_fn(void *arg)
 	}
 	timer_stop(t, w);
 	free_all(t, &w->own, TP_ALLOC);
+	while (w->nr_res)
+		reserve_free_one(t, w);
 	while (w->nr_pool) {
 		w->nr_pool--;
 		pool_put(t, &w->own, w->pool[w->nr_pool].obj,
@@ -2026,6 +2133,11 @@ static int torture_setup(struct torture *t)
 		if (ret)
 			return ret;
 	}
+	if (t->run[TP_RESERVE]) {
+		ret = reserve_setup(t);
+		if (ret)
+			return ret;
+	}
 	return t->run[TP_NMI] ? nmi_setup(t) : 0;
 }
 
@@ -2192,6 +2304,7 @@ static void teardown(struct torture *t, bool ran)
 		else
 			slabx_objpool_fini(&t->pool);
 	}
+	reserve_teardown(t);
 	if (!t->s)
 		return;
 	if (ran) {
