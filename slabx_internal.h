@@ -1047,13 +1047,23 @@ bool slabx_reserve_holds(struct slabx_cache *s, void *obj);
 
 /*
  * A %SLABX_DEBUG cache's free of an object that sits in its reserve, where
- * the slab layer's check cannot see it: reported and refused.
+ * the slab layer's check cannot see it: reported and refused. A pointer
+ * that is no object of the cache is left to the slab layer to report;
+ * KASAN, where it is on, reports an object of the reserve first.
  */
 static inline bool slabx_reserve_double_free(struct slabx_cache *s, void *obj)
 {
+	struct slabx_slab *slab;
+
 	if (!(s->flags & SLABX_DEBUG) ||
-	    !atomic_long_read(&s->reserve.objects) ||
-	    !slabx_reserve_holds(s, obj))
+	    !atomic_long_read(&s->reserve.objects))
+		return false;
+	slab = slabx_user_addr_to_slab(s, obj);
+	if (!slab || !slabx_slab_header_ok(s, slab))
+		return false;
+	if (!slabx_kasan_free_ok(s, obj))
+		return true;
+	if (!slabx_reserve_holds(s, obj))
 		return false;
 	slabx_stat_inc(s, SLABX_FREE_INVALID);
 	slabx_report(s, "slabx: %s: double free of %p, in the reserve\n",

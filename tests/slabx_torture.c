@@ -124,7 +124,7 @@ MODULE_PARM_DESC(obj_size, "object size in bytes, 8..32768 (default 64)");
 
 static char *paths;
 module_param(paths, charp, 0444);
-MODULE_PARM_DESC(paths, "comma-separated paths to run (default: all that this kernel can): alloc,bulk,prefill,rcu,nolock,nmi,objpool,shrink,barrier,hotplug");
+MODULE_PARM_DESC(paths, "comma-separated paths to run (default: all that this kernel can): alloc,bulk,prefill,rcu,nolock,nmi,objpool,reserve,shrink,barrier,hotplug");
 
 static int typesafe = -1;
 module_param(typesafe, int, 0444);
