@@ -11,6 +11,9 @@ figures()
 	function num(s) { sub(/[^0-9.]+$/, "", s); return s + 0 }
 	/^size +[0-9]+ / && / ratio / {
 		key = "size " $2 " " $3
+		# "size N reserve memory: ...": bytes, not time.
+		if ($4 == "memory:")
+			key = key "-memory"
 		for (i = 1; i < NF; i++) {
 			if ($i == "ratio") print key " slabx/kernel\t" num($(i + 1))
 			if ($i == "slabx/floor") print key " slabx/floor\t" num($(i + 1))

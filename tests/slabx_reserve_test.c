@@ -453,13 +453,13 @@ static int producer_fn(void *data)
 	while (pr->produced < HANDOFFS && !READ_ONCE(pr->stop)) {
 		obj = slabx_alloc_reserved(pr->res, GFP_KERNEL);
 		if (!obj) {
-			pr->failed++;
+			WRITE_ONCE(pr->failed, pr->failed + 1);
 			break;
 		}
 		*(unsigned long *)obj = pr->produced;
 		while (!ring_put(pr, obj))
 			cond_resched();
-		pr->produced++;
+		WRITE_ONCE(pr->produced, pr->produced + 1);
 	}
 	return 0;
 }
@@ -476,9 +476,9 @@ static int consumer_fn(void *data)
 			continue;
 		}
 		if (*(unsigned long *)obj != pr->consumed)
-			pr->failed++;
+			WRITE_ONCE(pr->failed, pr->failed + 1);
 		slabx_free_reserved(pr->res, obj);
-		pr->consumed++;
+		WRITE_ONCE(pr->consumed, pr->consumed + 1);
 	}
 	return 0;
 }
@@ -544,8 +544,8 @@ static void handoff_under_page_failure(struct kunit *test)
 		msleep(20);
 	}
 	for (i = 0; i < PAIRS; i++) {
-		KUNIT_EXPECT_EQ(test, pairs[i].failed, 0U);
-		KUNIT_EXPECT_EQ(test, pairs[i].consumed, HANDOFFS);
+		KUNIT_EXPECT_EQ(test, READ_ONCE(pairs[i].failed), 0U);
+		KUNIT_EXPECT_EQ(test, READ_ONCE(pairs[i].consumed), HANDOFFS);
 	}
 	KUNIT_EXPECT_EQ(test, delta(s, &sn, SLABX_ALLOC_SLOWPATH), 0UL);
 	KUNIT_EXPECT_EQ(test, delta(s, &sn, SLABX_RESERVE_ALLOC),

@@ -68,8 +68,25 @@ chart_has_every_figure()
 	done
 }
 
+# The reserve's lines: the pair's ratio, and the memory line (bytes) as a
+# figure of its own, never mixed into the pair's.
+reserve_lines()
+{
+	printf '%s\n' \
+		'size   64 reserve   mempool   15.94 ns  slabx   10.39 ns  ratio 0.652  floor 1.26 ns  slabx/floor 8.19  mempool/floor 12.56' \
+		'size   64 reserve memory: 100 x 16 objects: mempool 121600 B  slabx 118912 B  ratio 0.977' \
+		> "$tmp/reserve.txt"
+	figures "$tmp/reserve.txt" > "$tmp/reserve"
+	grep -qxP 'size 64 reserve slabx/kernel\t0.652' "$tmp/reserve" &&
+	grep -qxP 'size 64 reserve kernel/floor\t12.56' "$tmp/reserve" &&
+	grep -qxP 'size 64 reserve-memory slabx/kernel\t0.977' "$tmp/reserve" &&
+	[ "$(grep -c '^size 64 reserve slabx/kernel' "$tmp/reserve")" -eq 1 ]
+}
+
 figures_of_one_boot
 result $? "figures of one boot"
+reserve_lines
+result $? "reserve lines"
 medians_over_boots
 result $? "medians over the boots"
 chart_has_every_figure
