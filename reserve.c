@@ -583,13 +583,12 @@ static bool free_to_reserve(struct slabx_cache *s, void *obj)
 {
 	if (!slabx_obj_slab(s, obj) || !slabx_kasan_free_ok(s, obj))
 		return false;	/* refused and reported */
-	if ((s->flags & SLABX_DEBUG) &&
-	    (slabx_slab_obj_free(s, obj) || slabx_reserve_holds(s, obj))) {
-		slabx_stat_inc(s, SLABX_FREE_INVALID);
-		slabx_report(s, "slabx: %s: double free of %p, free in its slab or reserve\n",
-			     s->name, obj);
+	if ((s->flags & SLABX_DEBUG) && slabx_slab_obj_free(s, obj)) {
+		slabx_double_free(s, obj, false);
 		return false;
 	}
+	if (slabx_reserve_double_free(s, obj))
+		return false;
 	slabx_free_hook(s, obj, true);
 	if (reserve_put(s, obj)) {
 		slabx_stat_inc(s, SLABX_RESERVE_REFILL);
