@@ -81,12 +81,16 @@ static struct slabx_barn *node_barn(struct slabx_cache *s, int nid)
 /**
  * slabx_reserve_init() - give a new cache an empty reserve
  * @s: the cache.
+ * @sheaf_capacity: the sheaf capacity its creator asked for, 0 for none.
+ *
+ * The reserve's sheaves follow the capacity asked for even where the
+ * cache goes without sheaves of its own (debug caches), so a reserve is
+ * laid out the same with and without slabx.debug.
  */
-void slabx_reserve_init(struct slabx_cache *s)
+void slabx_reserve_init(struct slabx_cache *s, unsigned int sheaf_capacity)
 {
 	struct slabx_reserve *r = &s->reserve;
-
-	unsigned int cap = s->sheaf_capacity ?:
+	unsigned int cap = sheaf_capacity ?:
 			   slabx_sheaf_default_capacity(s->stride);
 	size_t bytes = kmalloc_size_roundup(struct_size_t(struct slabx_sheaf,
 							  objects, cap));

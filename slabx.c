@@ -645,7 +645,7 @@ static struct slabx_cache *cache_new(const char *name, unsigned int size,
 	    !args->pool_objects)
 		s->sheaf_capacity = args->sheaf_capacity ?:
 				    slabx_sheaf_default_capacity(s->stride);
-	slabx_reserve_init(s);
+	slabx_reserve_init(s, args->sheaf_capacity);
 	if (!slabx_meta_fail())
 		s->name = kstrdup_const(name, GFP_KERNEL);
 	if (!slabx_meta_fail())

@@ -1040,7 +1040,7 @@ void slabx_nolock_cache_init(struct slabx_cache *s);
 void slabx_nolock_cache_destroy(struct slabx_cache *s);
 
 /* reserve.c */
-void slabx_reserve_init(struct slabx_cache *s);
+void slabx_reserve_init(struct slabx_cache *s, unsigned int sheaf_capacity);
 unsigned int slabx_reserve_destroy(struct slabx_cache *s);
 void slabx_reserve_info(struct slabx_cache *s, struct slabx_info *info);
 bool slabx_reserve_holds(struct slabx_cache *s, void *obj);
