@@ -76,6 +76,13 @@
  *    cmpxchg then fails. Nobody ever waits for the context it interrupted,
  *    and there is no "last" index that a nested push could move backwards.
  *  - Retries happen only when another CPU made progress (lock-free).
+ *  - A CPU's small ring is pushed to by that CPU only, with IRQs off or
+ *    from an NMI (pops come from every CPU). Its tail is a local_t and
+ *    the claim a local_cmpxchg(): atomic against the nested contexts of
+ *    its CPU, the only pushes it races with, without a bus lock. Nobody
+ *    else reads that tail. The ordering a pop's fully ordered cmpxchg
+ *    gave a push for free (the cell's last object read before the push
+ *    writes the cell) comes from reading head with acquire.
  *
  * tests/userspace/ runs this very ring code in a userspace model, where
  * interleaving (b) happens within seconds (make -C tests/userspace check).
@@ -161,8 +168,9 @@ static void cells_init(struct slabx_objpool_cell *cells, unsigned long nr)
 
 static bool local_push(struct slabx_objpool_local *l, void *obj)
 {
-	return __slabx_objpool_cells_push(&l->head, &l->tail, l->cells,
-					  SLABX_OBJPOOL_LOCAL_CELLS - 1, obj);
+	return __slabx_objpool_cells_push_own(&l->head, &l->tail, l->cells,
+					      SLABX_OBJPOOL_LOCAL_CELLS - 1,
+					      obj);
 }
 
 static void *local_pop(struct slabx_objpool_local *l)

@@ -50,7 +50,8 @@ enum slabx_objpool_counter {
 /**
  * struct slabx_objpool_local - one CPU's small ring and counters
  * @head: next position to pop.
- * @tail: next position to push.
+ * @tail: next position to push; only this CPU pushes to its small ring
+ *	(other CPUs pop from it), so its claims are local_t cmpxchgs.
  * @count: event counters of this CPU, indexed by
  *	&enum slabx_objpool_counter; local_t, whose increment an NMI cannot
  *	tear.
@@ -58,7 +59,7 @@ enum slabx_objpool_counter {
  */
 struct slabx_objpool_local {
 	unsigned long head;
-	unsigned long tail;
+	local_t tail;
 	local_t count[SLABX_OBJPOOL_NR_COUNTERS];
 	struct slabx_objpool_cell cells[SLABX_OBJPOOL_LOCAL_CELLS];
 };
@@ -208,8 +209,9 @@ static inline int slabx_objpool_push(void *obj,
 		return __slabx_objpool_push_slow(obj, pool);
 	raw_local_irq_save(flags);
 	l = this_cpu_ptr(pool->local);
-	done = __slabx_objpool_cells_push(&l->head, &l->tail, l->cells,
-					  SLABX_OBJPOOL_LOCAL_CELLS - 1, obj);
+	done = __slabx_objpool_cells_push_own(&l->head, &l->tail, l->cells,
+					      SLABX_OBJPOOL_LOCAL_CELLS - 1,
+					      obj);
 	if (likely(done))
 		local_inc(&l->count[SLABX_OBJPOOL_PUSH]);
 	raw_local_irq_restore(flags);

@@ -4,10 +4,11 @@
  * the argument that they are correct).
  *
  * Kept apart, and built only on READ_ONCE(), WRITE_ONCE(), smp_rmb(),
- * smp_store_release(), smp_load_acquire(), try_cmpxchg() and
- * __always_inline, so that the userspace model in tests/userspace/ runs
- * this very code: outside the kernel, whoever includes this header first
- * defines those (tests/userspace/objpool_shim.h).
+ * smp_store_release(), smp_load_acquire(), try_cmpxchg(), local_t with
+ * local_read() and local_cmpxchg(), and __always_inline, so that the
+ * userspace model in tests/userspace/ runs this very code: outside the
+ * kernel, whoever includes this header first defines those
+ * (tests/userspace/objpool_shim.h).
  */
 #ifndef _SLABX_OBJPOOL_RING_H
 #define _SLABX_OBJPOOL_RING_H
@@ -17,6 +18,7 @@
 #include <linux/compiler.h>
 #include <linux/types.h>
 #include <asm/barrier.h>
+#include <asm/local.h>
 #endif
 
 /**
@@ -30,16 +32,52 @@ struct slabx_objpool_cell {
 	void *obj;
 };
 
+/*
+ * Whether a push may claim position @pos of a ring: 1 when the ring has
+ * room, 0 when it held @mask + 1 entries (claimed ones included) at the
+ * moment head was read, -1 when @pos is stale (others pushed and popped
+ * past it since it was read, interleaving (b) in objpool.c: the ring is
+ * not full, and tail must be read again).
+ */
+static __always_inline int
+__slabx_objpool_room(unsigned long *headp, unsigned long pos,
+		     unsigned long mask)
+{
+	long used;
+
+	/* head is read after pos (a failed claim rereads pos too)... */
+	smp_rmb();
+	/*
+	 * ... and before the cell is written (acquire): the pop that moved
+	 * head past pos - mask - 1 read the cell's last object before its
+	 * cmpxchg. The push of a CPU's own ring needs this: its claim is no
+	 * barrier.
+	 */
+	used = (long)(pos - smp_load_acquire(headp));
+	if (used < 0)
+		return -1;
+	return (unsigned long)used <= mask;
+}
+
+/* Write @obj into the claimed cell of @pos and publish it. */
+static __always_inline void
+__slabx_objpool_publish(struct slabx_objpool_cell *cells, unsigned long mask,
+			unsigned long pos, void *obj)
+{
+	WRITE_ONCE(cells[pos & mask].obj, obj);
+	/* Publish: a pop sees the seq only after obj. */
+	smp_store_release(&cells[pos & mask].seq, pos + 1);
+}
+
 /**
- * __slabx_objpool_cells_push() - put an object into a ring
+ * __slabx_objpool_cells_push() - put an object into a ring any CPU pushes to
  * @headp: the ring's next position to pop.
  * @tailp: the ring's next position to push.
  * @cells: the ring's @mask + 1 cells.
  * @mask: cells - 1, cells a power of two.
  * @obj: the object.
  *
- * Inline, like lib/objpool's push, so that the common case (this CPU's
- * small ring) makes no call.
+ * Inline, like lib/objpool's push, so that the common case makes no call.
  *
  * Return: false when the ring held @mask + 1 entries (claimed ones
  * included) at the moment head was read.
@@ -50,33 +88,63 @@ __slabx_objpool_cells_push(unsigned long *headp, unsigned long *tailp,
 			   unsigned long mask, void *obj)
 {
 	unsigned long pos = READ_ONCE(*tailp);
-	long used;
 
 	for (;;) {
-		/* head is read after pos (a failed cmpxchg reads pos too). */
-		smp_rmb();
-		used = (long)(pos - READ_ONCE(*headp));
-		/*
-		 * Others pushed and popped past pos since we read it
-		 * (interleaving (b) in objpool.c): pos is stale, the ring is
-		 * not full. Read tail again.
-		 */
-		if (used < 0) {
+		int room = __slabx_objpool_room(headp, pos, mask);
+
+		if (room < 0) {
 			pos = READ_ONCE(*tailp);
 			continue;
 		}
-		if ((unsigned long)used > mask)
+		if (!room)
 			return false;
 		if (try_cmpxchg(tailp, &pos, pos + 1))
 			break;
 	}
-	/*
-	 * The cell's last object was taken: the pop that advanced head past
-	 * pos - mask - 1 had read it before its cmpxchg.
-	 */
-	WRITE_ONCE(cells[pos & mask].obj, obj);
-	/* Publish: a pop sees the seq only after obj. */
-	smp_store_release(&cells[pos & mask].seq, pos + 1);
+	__slabx_objpool_publish(cells, mask, pos, obj);
+	return true;
+}
+
+/**
+ * __slabx_objpool_cells_push_own() - put an object into a CPU's own ring
+ * @headp: the ring's next position to pop.
+ * @tailp: the ring's next position to push, written by its CPU only.
+ * @cells: the ring's @mask + 1 cells.
+ * @mask: cells - 1, cells a power of two.
+ * @obj: the object.
+ *
+ * As __slabx_objpool_cells_push(), for a ring that only one CPU pushes
+ * to, with IRQs off or from an NMI (a CPU's small ring; other CPUs only
+ * pop from it, and never read its tail). Nested pushes on that CPU are
+ * all the claim races with, so it is a local_t cmpxchg, atomic against
+ * this CPU's interrupts and NMIs without a bus lock (local_ops.rst): the
+ * push makes no locked operation.
+ *
+ * Return: as __slabx_objpool_cells_push().
+ */
+static __always_inline bool
+__slabx_objpool_cells_push_own(unsigned long *headp, local_t *tailp,
+			       struct slabx_objpool_cell *cells,
+			       unsigned long mask, void *obj)
+{
+	unsigned long pos = local_read(tailp);
+
+	for (;;) {
+		int room = __slabx_objpool_room(headp, pos, mask);
+		unsigned long old;
+
+		if (room < 0) {
+			pos = local_read(tailp);
+			continue;
+		}
+		if (!room)
+			return false;
+		old = local_cmpxchg(tailp, pos, pos + 1);
+		if (old == pos)
+			break;
+		pos = old;
+	}
+	__slabx_objpool_publish(cells, mask, pos, obj);
 	return true;
 }
 

@@ -53,6 +53,7 @@ struct ring {
 	struct slabx_objpool_cell *cells;
 	unsigned long head __aligned(CACHELINE);
 	unsigned long tail __aligned(CACHELINE);
+	local_t own_tail;	/* a small ring's: only its pusher writes it */
 };
 
 /*
@@ -130,6 +131,13 @@ static bool ring_push(struct ring *r, void *obj)
 					  r->mask, obj);
 }
 
+/* A "CPU"'s small ring: only its own pusher pushes to it. */
+static bool own_ring_push(struct ring *r, void *obj)
+{
+	return __slabx_objpool_cells_push_own(&r->head, &r->own_tail,
+					      r->cells, r->mask, obj);
+}
+
 static void *ring_pop(struct ring *r)
 {
 	return __slabx_objpool_cells_pop(&r->head, r->cells, r->mask);
@@ -166,7 +174,7 @@ static void *model_pop(struct model *m, int id)
 /* slabx_objpool_push(): this "CPU"'s small ring, else the shared ring. */
 static bool model_push(struct model *m, int id, void *obj)
 {
-	return (m->cfg.local && ring_push(&m->local[id], obj)) ||
+	return (m->cfg.local && own_ring_push(&m->local[id], obj)) ||
 	       ring_push(&m->shared, obj);
 }
 
@@ -300,14 +308,18 @@ static int cmp_ptr(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* Drain one ring into p[]; Return: objects taken; head must meet tail. */
-static int drain(struct ring *r, void **p, int n, int max, long *bad)
+/*
+ * Drain one ring into p[]; Return: objects taken; head must meet the tail
+ * its pushes used (@own: a small ring's).
+ */
+static int drain(struct ring *r, bool own, void **p, int n, int max,
+		 long *bad)
 {
 	void *obj;
 
 	while (n < max && (obj = ring_pop(r)))
 		p[n++] = obj;
-	if (r->head != r->tail)
+	if (r->head != (own ? r->own_tail.v : r->tail))
 		(*bad)++;
 	return n;
 }
@@ -321,9 +333,9 @@ static long check_objects(struct model *m)
 
 	if (!p)
 		die("calloc", ENOMEM);
-	n = drain(&m->shared, p, 0, m->cfg.objs + 1, &bad);
+	n = drain(&m->shared, false, p, 0, m->cfg.objs + 1, &bad);
 	for (i = 0; m->cfg.local && i < m->cfg.pushers; i++)
-		n = drain(&m->local[i], p, n, m->cfg.objs + 1, &bad);
+		n = drain(&m->local[i], true, p, n, m->cfg.objs + 1, &bad);
 	qsort(p, n, sizeof(*p), cmp_ptr);
 	for (i = 0; i < n; i++) {
 		struct obj *o = p[i];

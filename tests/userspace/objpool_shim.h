@@ -5,6 +5,11 @@
  * kernel's: READ_ONCE()/WRITE_ONCE() are relaxed atomics, smp_rmb() an
  * acquire fence, try_cmpxchg() fully ordered on success and relaxed on
  * failure, as atomic_t.txt says of the kernel's.
+ *
+ * local_t is atomic only against its owner CPU's own interrupts, and the
+ * model gives it no more: local_cmpxchg() is a relaxed load, a compare and
+ * a relaxed store, which would lose or duplicate claims if two threads
+ * ever pushed to one "CPU"'s small ring.
  */
 #ifndef OBJPOOL_SHIM_H
 #define OBJPOOL_SHIM_H
@@ -24,5 +29,23 @@
 #define try_cmpxchg(p, oldp, new)					\
 	__atomic_compare_exchange_n((p), (oldp), (new), false,		\
 				    __ATOMIC_SEQ_CST, __ATOMIC_RELAXED)
+
+typedef struct {
+	unsigned long v;
+} local_t;
+
+static inline long local_read(local_t *l)
+{
+	return (long)__atomic_load_n(&l->v, __ATOMIC_RELAXED);
+}
+
+static inline long local_cmpxchg(local_t *l, long old, long new)
+{
+	unsigned long cur = __atomic_load_n(&l->v, __ATOMIC_RELAXED);
+
+	if (cur == (unsigned long)old)
+		__atomic_store_n(&l->v, (unsigned long)new, __ATOMIC_RELAXED);
+	return (long)cur;
+}
 
 #endif /* OBJPOOL_SHIM_H */
