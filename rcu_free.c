@@ -364,10 +364,11 @@ static void rcu_free_flush_all(struct slabx_cache *s)
  * other kernel users, and frees that go on meanwhile on other CPUs do not
  * make it wait longer than about two grace periods: each rcu_free sheaf and
  * fallback batch is counted in the epoch in which it opened; the barrier
- * starts a new epoch, waits one grace period for callers that read the old
- * one, queues the partial rcu_free sheaves, and waits for the old epoch's
- * sheaves and batches only. A cache that never saw slabx_free_rcu() returns
- * at once. Needs no work from the system workqueues, so it may run in a
+ * starts a new epoch, queues the partial rcu_free sheaves, waits one grace
+ * period for callers that read the old epoch (the queued sheaves' grace
+ * period runs alongside), queues the sheaves such callers opened since,
+ * and waits for the old epoch's sheaves and batches only: about one grace
+ * period in all. A cache that never saw slabx_free_rcu() returns at once. Needs no work from the system workqueues, so it may run in a
  * work item of a %WQ_MEM_RECLAIM workqueue.
  *
  * Context: process context, may sleep; not under cpus_read_lock().
@@ -394,7 +395,25 @@ void slabx_rcu_wait(struct slabx_cache *s)
 	mutex_lock(&s->rcu_barrier_mutex);
 	old = s->rcu_epoch & 1;
 	WRITE_ONCE(s->rcu_epoch, s->rcu_epoch + 1);
-	/* Openers read the epoch with preemption or IRQs off. */
+	/* Their grace period runs alongside the one below. */
+	rcu_free_flush_all(s);
+	/*
+	 * Openers read the epoch with preemption or IRQs off (on RT, under
+	 * the sheaves' local lock, which holds off the grace period too).
+	 * The flush skips CPUs whose rcu_free looks empty, so one that read
+	 * the old epoch may open a sheaf the flush did not see:
+	 *
+	 *   CPU1 slabx_free_rcu()         barrier
+	 *   pcs locked, reads epoch (old)
+	 *                                 epoch++
+	 *                                 flush: CPU1's rcu_free looks empty
+	 *   installs its sheaf (old)
+	 *                                 synchronize_rcu()
+	 *
+	 * That sheaf is counted in the old epoch and would stay partial:
+	 * once the grace period has passed, every such opener is done, and
+	 * the second flush queues what it opened.
+	 */
 	synchronize_rcu();
 	rcu_free_flush_all(s);
 	wait_event(slabx_rcu_wq, !atomic_read(&s->rcu_inflight[old]));
