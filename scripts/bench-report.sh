@@ -22,6 +22,15 @@ figures()
 				print key " kernel/floor\t" num($(i + 1))
 		}
 	}
+	# "size N free_rcu peak pages ...; reusable after kfree_rcu X us
+	# slabx Y us; ...": how long after the last free everything is free
+	# again, slabx over the kernel.
+	/^size +[0-9]+ free_rcu +peak pages / {
+		for (i = 1; i + 6 <= NF; i++)
+			if ($i == "reusable" && $(i + 3) > 0)
+				printf "size %s free_rcu-reusable slabx/kernel\t%.3f\n",
+				       $2, $(i + 6) / $(i + 3)
+	}
 	# One CPU, then all of them (with one CPU online both say "1 CPU").
 	/^objpool: pop\+push/ && /ratio slabx\/lib/ {
 		key = "objpool " $2 (seen[$2]++ ? " allcpus" : " 1cpu")
