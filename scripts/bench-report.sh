@@ -31,6 +31,13 @@ figures()
 				printf "size %s free_rcu-reusable slabx/kernel\t%.3f\n",
 				       $2, $(i + 6) / $(i + 3)
 	}
+	# "size N free_rcu slabx_free X ns slabx_free_rcu Y ns rcu/plain R":
+	# what the grace period adds to slabx_free(), no kernel peer.
+	/^size +[0-9]+ free_rcu +slabx_free / {
+		for (i = 1; i < NF; i++)
+			if ($i == "rcu/plain")
+				print "size " $2 " free_rcu rcu/plain\t" num($(i + 1))
+	}
 	# One CPU, then all of them (with one CPU online both say "1 CPU").
 	/^objpool: pop\+push/ && /ratio slabx\/lib/ {
 		key = "objpool " $2 (seen[$2]++ ? " allcpus" : " 1cpu")

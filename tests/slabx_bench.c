@@ -32,7 +32,9 @@
  * at the peak above what was held before the round (the slabx cache's; for
  * the kernel all unreclaimable slab pages, a wider count), the time until every object is
  * free again after the last free (slabx_rcu_barrier() against
- * kvfree_rcu_barrier()), and slabx's call_rcu() invocations per 1000 frees.
+ * kvfree_rcu_barrier()), and slabx's call_rcu() invocations per 1000 frees;
+ * and the same frees with a plain slabx_free(), for what the grace period
+ * adds to a free (rcu/plain).
  *
  * Last, the any-context paths: an order-0 page allocated and freed with
  * alloc_pages(GFP_ATOMIC) + __free_pages() against slabx_try_alloc_pages()
@@ -404,6 +406,17 @@ static noinline u64 free_rcu_slabx(void *cache, unsigned int n)
 	return ktime_get_ns() - start;
 }
 
+/* The same loop with slabx_free(): what slabx_free_rcu() adds to a free. */
+static noinline u64 free_plain_slabx(void *cache, unsigned int n)
+{
+	u64 start = ktime_get_ns();
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		slabx_free(cache, bench_objs[i]);
+	return ktime_get_ns() - start;
+}
+
 static unsigned long kmem_pages(void *cache)
 {
 	return global_node_page_state_pages(NR_SLAB_UNRECLAIMABLE_B);
@@ -427,6 +440,10 @@ static void slabx_barrier(void *cache)
 	slabx_rcu_barrier(cache);
 }
 
+static void no_barrier(void *cache)
+{
+}
+
 static void *kmem_alloc_any(void *cache)
 {
 	return kmem_cache_alloc(cache, GFP_KERNEL);
@@ -444,9 +461,11 @@ struct rcu_ops {
 	void (*wait_all)(void *cache);
 };
 
-static const struct rcu_ops bench_rcu_ops[2] = {
+/* kfree_rcu(), slabx_free_rcu(), and slabx_free() of the same objects. */
+static const struct rcu_ops bench_rcu_ops[3] = {
 	{ kmem_alloc_any, free_rcu_kmem, kmem_pages, kmem_barrier },
 	{ slabx_alloc_any, free_rcu_slabx, slabx_pages, slabx_barrier },
+	{ slabx_alloc_any, free_plain_slabx, slabx_pages, no_barrier },
 };
 
 /* One round: @total objects allocated and freed by RCU, 1024 at a time. */
@@ -481,10 +500,11 @@ fail:
 	return -ENOMEM;
 }
 
-static void rcu_print(unsigned int size, const struct rcu_result r[2],
+static void rcu_print(unsigned int size, const struct rcu_result r[3],
 		      unsigned long calls, unsigned long frees)
 {
 	u64 ratio = div64_u64(r[1].ns * 1000, max_t(u64, r[0].ns, 1));
+	u64 plain = div64_u64(r[1].ns * 1000, max_t(u64, r[2].ns, 1));
 
 	pr_info("size %4u free_rcu  kfree_rcu %4llu.%02llu ns  slabx %4llu.%02llu ns  ratio %llu.%03llu\n",
 		size, r[0].ns / 1000, r[0].ns % 1000 / 10, r[1].ns / 1000,
@@ -492,6 +512,9 @@ static void rcu_print(unsigned int size, const struct rcu_result r[2],
 	pr_info("size %4u free_rcu  peak pages kfree_rcu %lu slabx %lu; reusable after kfree_rcu %llu us slabx %llu us; slabx call_rcu per 1000 frees %lu\n",
 		size, r[0].peak, r[1].peak, r[0].reuse_us, r[1].reuse_us,
 		frees ? calls * 1000 / frees : 0);
+	pr_info("size %4u free_rcu  slabx_free %4llu.%02llu ns  slabx_free_rcu %4llu.%02llu ns  rcu/plain %llu.%03llu\n",
+		size, r[2].ns / 1000, r[2].ns % 1000 / 10, r[1].ns / 1000,
+		r[1].ns % 1000 / 10, plain / 1000, plain % 1000);
 }
 
 /* slabx_free_rcu() against kfree_rcu(), alternating rounds. */
@@ -501,17 +524,17 @@ static int bench_rcu(void *caches[2], unsigned int size)
 				   rounddown(ops, BENCH_MAX_BATCH),
 				   BENCH_MAX_BATCH);
 	unsigned long calls, frees;
-	struct rcu_result r[2];
+	struct rcu_result r[ARRAY_SIZE(bench_rcu_ops)];
 	unsigned int round, k;
 	int ret;
 
-	for (k = 0; k < 2; k++)
+	for (k = 0; k < ARRAY_SIZE(r); k++)
 		r[k] = (struct rcu_result){ .ns = U64_MAX, .reuse_us = U64_MAX };
 	calls = slabx_cache_stat(caches[1], SLABX_RCU_CALL);
 	frees = slabx_cache_stat(caches[1], SLABX_FREE_RCU);
 	for (round = 0; round < rounds; round++) {
-		for (k = 0; k < 2; k++) {
-			ret = rcu_round(&bench_rcu_ops[k], caches[k], total,
+		for (k = 0; k < ARRAY_SIZE(r); k++) {
+			ret = rcu_round(&bench_rcu_ops[k], caches[!!k], total,
 					&r[k]);
 			if (ret)
 				return ret;

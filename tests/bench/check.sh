@@ -85,10 +85,26 @@ reserve_lines()
 	[ "$(grep -c '^size 64 reserve slabx/kernel' "$tmp/reserve")" -eq 1 ]
 }
 
+# slabx_free_rcu() against slabx_free(): its own figure, not a bar of the
+# chart (no kernel peer), and not taken for the kfree_rcu line.
+free_rcu_plain_line()
+{
+	printf '%s\n' \
+		'size   64 free_rcu  kfree_rcu    5.02 ns  slabx    6.99 ns  ratio 1.391' \
+		'size   64 free_rcu  slabx_free    3.61 ns  slabx_free_rcu    6.99 ns  rcu/plain 1.936' \
+		> "$tmp/plain.txt"
+	figures "$tmp/plain.txt" > "$tmp/plain"
+	grep -qxP 'size 64 free_rcu rcu/plain\t1.936' "$tmp/plain" &&
+	grep -qxP 'size 64 free_rcu slabx/kernel\t1.391' "$tmp/plain" &&
+	[ "$(grep -c . "$tmp/plain")" -eq 2 ]
+}
+
 figures_of_one_boot
 result $? "figures of one boot"
 reserve_lines
 result $? "reserve lines"
+free_rcu_plain_line
+result $? "free_rcu plain line"
 medians_over_boots
 result $? "medians over the boots"
 chart_has_every_figure

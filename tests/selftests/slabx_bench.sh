@@ -40,7 +40,8 @@ short_run_prints_every_figure()
 			continue
 		fi
 		{ grep -Eq "slabx_bench: size +$size free_rcu +kfree_rcu +[0-9]+\.[0-9]+ ns +slabx +[0-9]+\.[0-9]+ ns +ratio [0-9]+\.[0-9]+" "$log" &&
-		  grep -Eq "slabx_bench: size +$size free_rcu +peak pages kfree_rcu [0-9]+ slabx [0-9]+; reusable after kfree_rcu [0-9]+ us slabx [0-9]+ us; slabx call_rcu per 1000 frees [0-9]+" "$log"; } ||
+		  grep -Eq "slabx_bench: size +$size free_rcu +peak pages kfree_rcu [0-9]+ slabx [0-9]+; reusable after kfree_rcu [0-9]+ us slabx [0-9]+ us; slabx call_rcu per 1000 frees [0-9]+" "$log" &&
+		  grep -Eq "slabx_bench: size +$size free_rcu +slabx_free +[0-9]+\.[0-9]+ ns +slabx_free_rcu +[0-9]+\.[0-9]+ ns +rcu/plain [0-9]+\.[0-9]+" "$log"; } ||
 			{ ktap_print_msg "no free_rcu figures for $size"; ok=1; }
 	done
 	grep -Eq "slabx_bench: size +0 page +kmem_cache +[0-9]+\.[0-9]+ ns +slabx +[0-9]+\.[0-9]+ ns +ratio [0-9]+\.[0-9]+" "$log" ||
