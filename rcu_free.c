@@ -368,8 +368,9 @@ static void rcu_free_flush_all(struct slabx_cache *s)
  * period for callers that read the old epoch (the queued sheaves' grace
  * period runs alongside), queues the sheaves such callers opened since,
  * and waits for the old epoch's sheaves and batches only: about one grace
- * period in all. A cache that never saw slabx_free_rcu() returns at once. Needs no work from the system workqueues, so it may run in a
- * work item of a %WQ_MEM_RECLAIM workqueue.
+ * period in all. A cache that never saw slabx_free_rcu() returns at once.
+ * Needs no work from the system workqueues, so it may run in a work item
+ * of a %WQ_MEM_RECLAIM workqueue.
  *
  * Context: process context, may sleep; not under cpus_read_lock().
  */
