@@ -20,7 +20,11 @@
  * so threads stop between any two instructions, as a CPU does in the
  * kernel for an IRQ, an NMI or a preempted vCPU, while the others go on.
  * On a 2-core machine that makes a push stopped between its reads of
- * tail and head, while others push and pop past its tail, frequent.
+ * tail and head, while others push and pop past its tail, frequent. In a
+ * pusher with a small ring the handler first pops from that ring and
+ * pushes back, as an NMI may on its CPU: nested in a push to the same
+ * ring, whose claim (a local_t cmpxchg) only nesting may race with. A run
+ * that does not end within RUN_SECONDS fails.
  *
  *   objpool_ring_model                 the matrix below
  *   objpool_ring_model -c CELLS -n OBJS -p POPPERS -q PUSHERS -i HANDOFFS
@@ -98,6 +102,7 @@ struct model {
 	long bad_pops;		/* popped an object that was not in the pool */
 	long pop_misses;
 	long remote_pops;
+	long nested;		/* pop+push pairs nested in a pusher */
 };
 
 struct worker {
@@ -105,6 +110,9 @@ struct worker {
 	int id;
 	bool pops;
 };
+
+/* The worker of this thread, for the signal handler. */
+static __thread struct worker *self;
 
 static void die(const char *what, int err)
 {
@@ -258,19 +266,44 @@ out:
 	__atomic_store_n(&m->popper_done[w->id], true, __ATOMIC_RELEASE);
 }
 
-static void push_one(struct model *m, int id, struct obj *o)
+/* Into the pool, as pusher @id. Return: false when no ring took it. */
+static bool push_back(struct model *m, int id, struct obj *o)
 {
 	__atomic_store_n(&o->state, IN_POOL, __ATOMIC_RELEASE);
-	if (model_push(m, id, o)) {
-		add(&m->done_handoffs, 1);
-		return;
-	}
+	if (model_push(m, id, o))
+		return true;
 	/* In no ring: lost, as slabx_objpool_push()'s -ENOSPC loses it. */
 	__atomic_store_n(&o->state, LOST, __ATOMIC_RELAXED);
 	if (__atomic_fetch_add(&m->push_failures, 1, __ATOMIC_RELAXED) == 0)
 		m->first_failure = __atomic_load_n(&m->done_handoffs,
 						   __ATOMIC_RELAXED);
 	__atomic_store_n(&m->stop, true, __ATOMIC_RELAXED);
+	return false;
+}
+
+static void push_one(struct model *m, int id, struct obj *o)
+{
+	if (push_back(m, id, o))
+		add(&m->done_handoffs, 1);
+}
+
+/*
+ * What an NMI on a pusher's "CPU" may do in the kernel, nested in whatever
+ * the pusher was doing (a push to its small ring, between its claim and
+ * its publication, say): a pop from that small ring and a push back.
+ */
+static void nested_pop_push(struct model *m, int id)
+{
+	struct obj *o = ring_pop(&m->local[id]);
+	int expect = IN_POOL;
+
+	if (!o)
+		return;
+	if (!__atomic_compare_exchange_n(&o->state, &expect, OUT, false,
+					 __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
+		add(&m->bad_pops, 1);
+	add(&m->nested, 1);
+	push_back(m, id, o);
 }
 
 /* Takes from every popper until they are all done and drained. */
@@ -383,9 +416,17 @@ static void sleep_us(long us)
 	nanosleep(&ts, NULL);
 }
 
-/* The interrupt: the thread stops wherever it was, for a while. */
+/*
+ * The interrupt: the thread stops wherever it was, for a while. A pusher
+ * with a small ring also pops from it and pushes back, nested in what it
+ * was doing, unless that was a local_cmpxchg(), which no interrupt splits.
+ */
 static void on_interrupt(int sig)
 {
+	struct worker *w = self;
+
+	if (w && !w->pops && w->m->cfg.local && !shim_in_local_op)
+		nested_pop_push(w->m, w->id);
 	sleep_us(10);
 }
 
@@ -412,6 +453,7 @@ static void *worker_fn(void *arg)
 	struct model *m = w->m;
 
 	prctl(PR_SET_TIMERSLACK, 1UL);
+	self = w;
 	if (w->pops)
 		popper(w);
 	else
@@ -446,6 +488,19 @@ static void run_threads(struct model *m)
 		pthread_join(m->threads[i], NULL);
 }
 
+/* A run takes seconds; one that loses a claim can leave poppers spinning. */
+#define RUN_SECONDS	300
+
+static void on_timeout(int sig)
+{
+	static const char msg[] =
+		"objpool_ring_model: FAILED: a run did not end in time\n";
+
+	if (write(STDERR_FILENO, msg, sizeof(msg) - 1) < 0)
+		_exit(2);
+	_exit(1);
+}
+
 /* One run of a configuration. Return: whether it passed. */
 static bool run(const struct config *cfg)
 {
@@ -454,7 +509,10 @@ static bool run(const struct config *cfg)
 	bool ok;
 
 	model_init(&m, cfg);
+	signal(SIGALRM, on_timeout);
+	alarm(RUN_SECONDS);
 	run_threads(&m);
+	alarm(0);
 	bad = check_objects(&m);
 	ok = !m.push_failures && !m.bad_pops && !bad;
 	printf("cells=%-2d objs=%-2d poppers=%d pushers=%d small_rings=%-3s ",
@@ -466,8 +524,8 @@ static bool run(const struct config *cfg)
 		printf(", the first after %ld hand-offs", m.first_failure);
 	printf(", bad pops %ld, bad objects or rings %ld, pop misses %ld",
 	       m.bad_pops, bad, m.pop_misses);
-	printf(", remote pops %ld, interrupts %ld)\n", m.remote_pops,
-	       m.interrupts);
+	printf(", remote pops %ld, nested pop+push %ld, interrupts %ld)\n",
+	       m.remote_pops, m.nested, m.interrupts);
 	fflush(stdout);
 	model_free(&m);
 	return ok;

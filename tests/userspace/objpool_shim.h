@@ -6,14 +6,18 @@
  * acquire fence, try_cmpxchg() fully ordered on success and relaxed on
  * failure, as atomic_t.txt says of the kernel's.
  *
- * local_t is atomic only against its owner CPU's own interrupts, and the
- * model gives it no more: local_cmpxchg() is a relaxed load, a compare and
- * a relaxed store, which would lose or duplicate claims if two threads
- * ever pushed to one "CPU"'s small ring.
+ * local_t is atomic against its owner CPU's own interrupts and NMIs only,
+ * and the model gives it just that: local_cmpxchg() is a relaxed load, a
+ * compare and a relaxed store, with the model's "interrupt" (a signal)
+ * kept from nesting a pool operation inside it, as ppc64 masks interrupts
+ * around its own. Two threads pushing to one "CPU"'s small ring would lose
+ * or duplicate claims; a push nested in another on the same thread, in
+ * the signal handler, must not.
  */
 #ifndef OBJPOOL_SHIM_H
 #define OBJPOOL_SHIM_H
 
+#include <signal.h>
 #include <stdbool.h>
 
 /* glibc's <sys/cdefs.h> has one. */
@@ -39,12 +43,20 @@ static inline long local_read(local_t *l)
 	return (long)__atomic_load_n(&l->v, __ATOMIC_RELAXED);
 }
 
+/* Set while this thread is in local_cmpxchg(): no nested pool operation. */
+static __thread volatile sig_atomic_t shim_in_local_op;
+
 static inline long local_cmpxchg(local_t *l, long old, long new)
 {
-	unsigned long cur = __atomic_load_n(&l->v, __ATOMIC_RELAXED);
+	unsigned long cur;
 
+	shim_in_local_op = 1;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	cur = __atomic_load_n(&l->v, __ATOMIC_RELAXED);
 	if (cur == (unsigned long)old)
 		__atomic_store_n(&l->v, (unsigned long)new, __ATOMIC_RELAXED);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	shim_in_local_op = 0;
 	return (long)cur;
 }
 
