@@ -79,10 +79,16 @@
  *  - A CPU's small ring is pushed to by that CPU only, with IRQs off or
  *    from an NMI (pops come from every CPU). Its tail is a local_t and
  *    the claim a local_cmpxchg(): atomic against the nested contexts of
- *    its CPU, the only pushes it races with, without a bus lock. Nobody
- *    else reads that tail. The ordering a pop's fully ordered cmpxchg
- *    gave a push for free (the cell's last object read before the push
- *    writes the cell) comes from reading head with acquire.
+ *    its CPU, the only pushes it races with (local_ops.rst). Nobody else
+ *    reads that tail. Where local_t has its own implementation (x86,
+ *    where it is a cmpxchg without the lock prefix, mips, loongarch,
+ *    powerpc64) the push then makes no locked operation; elsewhere
+ *    local_t is an atomic_long_t and nothing changes. powerpc64 masks
+ *    interrupts around it, which its system-reset and machine-check NMIs
+ *    ignore: local_t's usual limit, which slabx's counters accept too.
+ *    The ordering a pop's fully ordered cmpxchg gave a push for free
+ *    (the cell's last object read before the push writes the cell) comes
+ *    from reading head with acquire.
  *
  * tests/userspace/ runs this very ring code in a userspace model, where
  * interleaving (b) happens within seconds (make -C tests/userspace check).

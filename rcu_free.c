@@ -368,7 +368,8 @@ static void rcu_free_flush_all(struct slabx_cache *s)
  * period for callers that read the old epoch (the queued sheaves' grace
  * period runs alongside), queues the sheaves such callers opened since,
  * and waits for the old epoch's sheaves and batches only: about one grace
- * period in all. A cache that never saw slabx_free_rcu() returns at once.
+ * period in all, two when a sheaf only the second queueing found holds
+ * an object. A cache that never saw slabx_free_rcu() returns at once.
  * Needs no work from the system workqueues, so it may run in a work item
  * of a %WQ_MEM_RECLAIM workqueue.
  *
@@ -399,16 +400,19 @@ void slabx_rcu_wait(struct slabx_cache *s)
 	/* Their grace period runs alongside the one below. */
 	rcu_free_flush_all(s);
 	/*
-	 * Openers read the epoch with preemption or IRQs off (on RT, under
-	 * the sheaves' local lock, which holds off the grace period too).
-	 * The flush skips CPUs whose rcu_free looks empty, so one that read
-	 * the old epoch may open a sheaf the flush did not see:
+	 * Openers read the epoch with preemption or IRQs off (pcs_lock()
+	 * or a node lock), on RT too. The flush skips CPUs whose rcu_free
+	 * looks empty, and neither side orders its store before its load,
+	 * so one that read the old epoch may open a sheaf the flush did not
+	 * see:
 	 *
 	 *   CPU1 slabx_free_rcu()         barrier
-	 *   pcs locked, reads epoch (old)
+	 *   installs an empty rcu_free
+	 *   (store not yet visible)
 	 *                                 epoch++
 	 *                                 flush: CPU1's rcu_free looks empty
-	 *   installs its sheaf (old)
+	 *   reads epoch: old (the ++
+	 *   not yet visible), opens
 	 *                                 synchronize_rcu()
 	 *
 	 * That sheaf is counted in the old epoch and would stay partial:

@@ -117,8 +117,8 @@ __slabx_objpool_cells_push(unsigned long *headp, unsigned long *tailp,
  * to, with IRQs off or from an NMI (a CPU's small ring; other CPUs only
  * pop from it, and never read its tail). Nested pushes on that CPU are
  * all the claim races with, so it is a local_t cmpxchg, atomic against
- * this CPU's interrupts and NMIs without a bus lock (local_ops.rst): the
- * push makes no locked operation.
+ * this CPU's interrupts and NMIs (local_ops.rst): on x86 a cmpxchg without
+ * the lock prefix, so that the push makes no locked operation.
  *
  * Return: as __slabx_objpool_cells_push().
  */
