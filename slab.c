@@ -434,7 +434,7 @@ static void node_trim_empty(struct slabx_cache *s, struct slabx_node *n,
 			    struct list_head *discard)
 {
 	lockdep_assert_held(&n->lock);
-	while (n->nr_empty > SLABX_NODE_KEEP_EMPTY) {
+	while (n->nr_empty > s->keep_empty) {
 		list_move(n->empty.next, discard);
 		n->nr_empty--;
 		n->nr_slabs--;

@@ -558,6 +558,16 @@ EXPORT_SYMBOL_GPL(slabx_cache_info);
 
 /* ---- cache lifecycle ------------------------------------------------------- */
 
+/* See &slabx_cache.keep_empty; after the geometry and the sheaf capacity. */
+static unsigned int cache_keep_empty(const struct slabx_cache *s)
+{
+	unsigned int barn = DIV_ROUND_UP(SLABX_BARN_MAX_FULL *
+					 s->sheaf_capacity, s->objs_per_slab);
+	unsigned int most = SLABX_NODE_KEEP_BYTES / (PAGE_SIZE << s->order);
+
+	return max_t(unsigned int, SLABX_NODE_KEEP_EMPTY, min(barn, most));
+}
+
 static void cache_free(struct slabx_cache *s)
 {
 	slabx_pool_cache_destroy(s);
@@ -645,6 +655,7 @@ static struct slabx_cache *cache_new(const char *name, unsigned int size,
 	    !args->pool_objects)
 		s->sheaf_capacity = args->sheaf_capacity ?:
 				    slabx_sheaf_default_capacity(s->stride);
+	s->keep_empty = cache_keep_empty(s);
 	slabx_reserve_init(s, args->sheaf_capacity);
 	if (!slabx_meta_fail())
 		s->name = kstrdup_const(name, GFP_KERNEL);

@@ -26,8 +26,13 @@
 /* Test hooks, exported in SLABX_TEST only; debugfs uses some too. */
 #include "tests/slabx_test_hooks.h"
 
-/* Fully free slabs a node keeps before returning them to the page allocator. */
+/*
+ * Fully free slabs a node keeps before returning them to the page
+ * allocator, at least (see &slabx_cache.keep_empty).
+ */
 #define SLABX_NODE_KEEP_EMPTY	2
+/* And never more than this many bytes of them, whatever the barn holds. */
+#define SLABX_NODE_KEEP_BYTES	(256 * 1024)
 /* Largest slab order; slabs of big objects use it to bound the waste. */
 #define SLABX_MAX_ORDER		5
 
@@ -217,7 +222,7 @@ struct slabx_rcu_batch {
  * @lock: protects everything below.
  * @partial: slabs with both free and allocated objects.
  * @full: slabs with every object allocated (or waiting for RCU).
- * @empty: fully free slabs, at most %SLABX_NODE_KEEP_EMPTY.
+ * @empty: fully free slabs, at most the cache's keep_empty.
  * @nr_partial: length of @partial.
  * @nr_empty: length of @empty.
  * @nr_slabs: all slabs of the node, full ones included.
@@ -299,6 +304,11 @@ struct slabx_stats {
  *	%SLABX_TYPESAFE_BY_RCU): its free pointer is stored after it, and
  *	init_on_alloc and init_on_free leave it alone.
  * @sheaf_capacity: objects per sheaf; 0 when the cache has no sheaves.
+ * @keep_empty: fully free slabs each node keeps: %SLABX_NODE_KEEP_EMPTY,
+ *	or with sheaves as many as hold a barn's full sheaves, so that the
+ *	objects of a burst that overflowed the barn into the slabs find their
+ *	slabs again, not the page allocator; within %SLABX_NODE_KEEP_BYTES.
+ *	The shrinker and slabx_cache_shrink() free them all.
  * @cpu_sheaves: per-CPU sheaves, NULL when the cache has none.
  * @node: per possible node slab lists, indexed by node id.
  * @stats: per-CPU event counters.
@@ -336,6 +346,7 @@ struct slabx_cache {
 	void (*ctor)(void *obj);
 	bool keeps_contents;
 	unsigned int sheaf_capacity;
+	unsigned int keep_empty;
 	struct slabx_cpu_sheaves __percpu *cpu_sheaves;
 	struct slabx_node **node;
 	struct slabx_stats __percpu *stats;

@@ -157,6 +157,45 @@ static void barn_limit_and_shrinker(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, cache_destroy(test, s), 0);
 }
 
+/*
+ * A burst larger than the barn overflows into the slabs. Up to as many
+ * emptied slabs as hold the barn's full sheaves stay, so the next such
+ * burst makes no new slab and frees none; a shrink gives them back. The
+ * burst: main, spare and a full barn (10 sheaves), and 5 sheaves' worth
+ * more, which takes about 11 slabs of 15 objects.
+ */
+static void burst_keeps_its_slabs(struct kunit *test)
+{
+	struct slabx_cache *s = cache(test, "kunit-burst", 256, 0);
+	struct slabx_info info;
+	unsigned int burst;
+	struct snap sn;
+	void **o;
+
+	require_sheaves(test);
+
+	slabx_cache_info(s, &info);
+	burst = (2 + 10 + 5) * info.sheaf_capacity;
+	o = kunit_kcalloc(test, burst, sizeof(*o), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, o);
+	pin(test, 0);
+	alloc_n(test, s, o, burst);
+	free_n(s, o, burst);
+	snap_take(s, &sn);
+	alloc_n(test, s, o, burst);
+	free_n(s, o, burst);
+	/* The burst did overflow the barn, and found its slabs again. */
+	KUNIT_EXPECT_GT(test, delta(s, &sn, SLABX_BARN_PUT_FAIL), 0UL);
+	KUNIT_EXPECT_EQ(test, delta(s, &sn, SLABX_SLAB_NEW), 0UL);
+	KUNIT_EXPECT_EQ(test, delta(s, &sn, SLABX_SLAB_DISCARD), 0UL);
+	slabx_cache_info(s, &info);
+	KUNIT_EXPECT_GT(test, info.slabs, 2UL);
+	slabx_cache_shrink(s);
+	slabx_cache_info(s, &info);
+	KUNIT_EXPECT_EQ(test, info.slabs, 0UL);
+	KUNIT_EXPECT_EQ(test, cache_destroy(test, s), 0);
+}
+
 /* An allocation for, or a free of an object of, another node skips them. */
 static void remote_node_bypasses_sheaves(struct kunit *test)
 {
@@ -324,6 +363,7 @@ static struct kunit_case slabx_sheaf_cases[] = {
 	KUNIT_CASE(alloc_free_paths),
 	KUNIT_CASE(barn_put_and_get),
 	KUNIT_CASE(barn_limit_and_shrinker),
+	KUNIT_CASE(burst_keeps_its_slabs),
 	KUNIT_CASE(remote_node_bypasses_sheaves),
 	KUNIT_CASE(refill_with_nowait_gfp),
 	KUNIT_CASE(bulk_through_sheaves),
