@@ -742,12 +742,21 @@ static void take_and_hold(struct torture *t, struct tort_owner *o,
 }
 
 /* Take held object @i out of @o's hands, checking its tag. */
+/* Take entry @i out of an array of @nr held objects (order not kept). */
+static struct tort_held held_remove(struct tort_held *held, unsigned int *nr,
+				    unsigned int i)
+{
+	struct tort_held h = held[i];
+
+	held[i] = held[--*nr];
+	return h;
+}
+
 static struct tort_held unhold(struct torture *t, struct tort_owner *o,
 			       enum tort_path p, unsigned int i)
 {
-	struct tort_held h = o->held[i];
+	struct tort_held h = held_remove(o->held, &o->nr, i);
 
-	o->held[i] = o->held[--o->nr];
 	check_tag(t, p, h.obj, h.head);
 	return h;
 }
@@ -1309,12 +1318,9 @@ static void op_objpool(struct torture *t, struct tort_worker *w)
 {
 	struct tort_owner *o = &w->own;
 	struct tort_held h;
-	unsigned int i;
 
 	if (w->nr_pool && (w->nr_pool == POOL_HELD || rnd(o, 2))) {
-		i = rnd(o, w->nr_pool);
-		h = w->pool[i];
-		w->pool[i] = w->pool[--w->nr_pool];
+		h = held_remove(w->pool, &w->nr_pool, rnd(o, w->nr_pool));
 		pool_put(t, o, h.obj, h.head);
 		return;
 	}
@@ -1332,11 +1338,10 @@ static void op_objpool(struct torture *t, struct tort_worker *w)
 static void reserve_free_one(struct torture *t, struct tort_worker *w)
 {
 	struct tort_owner *o = &w->own;
-	unsigned int i = rnd(o, w->nr_res);
-	struct tort_held h = w->res_held[i];
+	struct tort_held h = held_remove(w->res_held, &w->nr_res,
+					 rnd(o, w->nr_res));
 	unsigned long flags;
 
-	w->res_held[i] = w->res_held[--w->nr_res];
 	check_tag(t, TP_RESERVE, h.obj, h.head);
 	obj_forget(t, TP_RESERVE, h);
 	if (rnd(o, 2)) {
