@@ -76,8 +76,9 @@
  *    cmpxchg then fails. Nobody ever waits for the context it interrupted,
  *    and there is no "last" index that a nested push could move backwards.
  *  - Retries happen only when another CPU made progress (lock-free).
- *  - A CPU's small ring is pushed to by that CPU only, with IRQs off or
- *    from an NMI (pops come from every CPU). Its tail is a local_t and
+ *  - A CPU's small ring is pushed to by that CPU only, with preemption
+ *    off, from any of its contexts (pops come from every CPU). Its tail
+ *    is a local_t and
  *    the claim a local_cmpxchg(): atomic against the nested contexts of
  *    its CPU, the only pushes it races with (local_ops.rst). Nobody else
  *    reads that tail. Where local_t has its own implementation (x86,
@@ -93,11 +94,34 @@
  * tests/userspace/ runs this very ring code in a userspace model, where
  * interleaving (b) happens within seconds (make -C tests/userspace check).
  *
- * Interrupts are disabled around each operation, as lib/objpool does, so
- * that a task is not preempted between claim and publication and "this
- * CPU" stays the same; NMIs are not, and need not be. The raw_ variants
- * are used, as lib/objpool does: no lock is taken, and lockdep's IRQ
- * tracing would cost more than the operation.
+ * Interrupts stay on. A pop is one cmpxchg, and a push to this CPU's
+ * small ring is safe against every context that nests on the CPU (above),
+ * so both only pin the task to its CPU with preemption off: the small
+ * ring's tail and the counters are that CPU's local_t. lib/objpool masks
+ * interrupts instead, which costs more than the operation (a function
+ * call on User-mode Linux). What an interrupt in a push's claim window
+ * costs, interleaving (c):
+ *
+ *    CPU0 task, push                 CPU0 hard IRQ
+ *    claims p of its small ring
+ *                                    pops p - 1, p - 2, ... (published)
+ *                                    pushes: claims p + 1, publishes
+ *                                    pops: p is unpublished, a miss on
+ *                                    the small ring; shared ring next
+ *    publishes p
+ *
+ *    Only the objects pushed behind p while the task waits are out of
+ *    reach, for other CPUs' pops too, until the handler returns: the
+ *    pops that could be served get the objects ahead of p, and the rest
+ *    fall back to the shared ring and the other small rings (a pool
+ *    with a few objects to spare does not miss). An NMI did this before
+ *    too; a hard IRQ's handler is as short. A push to the shared ring,
+ *    which every CPU pops from, keeps interrupts off in its window, as
+ *    lib/objpool does. On PREEMPT_RT, hard-IRQ handlers are threads that
+ *    cannot run inside the window at all.
+ *
+ * The userspace model's signal handler nests a pop and a push on the
+ * interrupted pusher's own ring, interleaving (c) included.
  *
  * Memory: the head (struct slabx_objpool_head) is the owner's, and slabx
  * touches it only within the calls the owner makes with it, as
@@ -198,11 +222,20 @@ static void *ring_pop(struct slabx_objpool_ring *r)
 
 /* ---- debug checks ---------------------------------------------------------- */
 
-/* Count an event of this CPU's; IRQs are off or we are in an NMI. */
+/* Count an event of this CPU's; preemption is off (or we are in an NMI). */
 static void count(struct slabx_objpool_local *l,
 		  enum slabx_objpool_counter c)
 {
 	local_inc(&l->count[c]);
+}
+
+/* Count @nr events on whatever CPU this runs on, in any context. */
+static void count_here(struct slabx_objpool_head *pool,
+		       enum slabx_objpool_counter c, long nr)
+{
+	preempt_disable_notrace();
+	local_add(nr, &this_cpu_ptr(pool->local)->count[c]);
+	preempt_enable_notrace();
 }
 
 /* Index of @obj in the pool, or -1 when it is not one of its objects. */
@@ -272,7 +305,7 @@ static void *pop_remote(struct slabx_objpool_head *pool,
 /**
  * __slabx_objpool_pop_slow() - the rest of slabx_objpool_pop()
  * @pool: the pool.
- * @l: this CPU's small ring; IRQs are off (or we are in an NMI).
+ * @l: this CPU's small ring; preemption is off (or we are in an NMI).
  * @obj: what the small ring gave, or NULL.
  *
  * Tries the shared ring and the other CPUs' small rings when @obj is NULL,
@@ -318,6 +351,7 @@ int __slabx_objpool_push_slow(void *obj, struct slabx_objpool_head *pool)
 
 	if ((pool->flags & SLABX_OBJPOOL_F_DEBUG) && !debug_push_ok(pool, obj))
 		return -EINVAL;
+	/* No interrupt in the shared ring's claim window: (c) above. */
 	raw_local_irq_save(flags);
 	l = this_cpu_ptr(pool->local);
 	done = local_push(l, obj) || ring_push(pool->ring, obj);
@@ -567,13 +601,9 @@ EXPORT_SYMBOL_GPL(slabx_objpool_free);
  */
 int slabx_objpool_drop(void *obj, struct slabx_objpool_head *pool)
 {
-	unsigned long flags;
-
 	if (!obj || !pool)
 		return -EINVAL;
-	raw_local_irq_save(flags);
-	count(this_cpu_ptr(pool->local), SLABX_OBJPOOL_DROP);
-	raw_local_irq_restore(flags);
+	count_here(pool, SLABX_OBJPOOL_DROP, 1);
 	if (refcount_dec_and_test(&pool->ref)) {
 		slabx_objpool_free(pool);
 		return 0;
@@ -598,16 +628,13 @@ EXPORT_SYMBOL_GPL(slabx_objpool_drop);
 void slabx_objpool_fini(struct slabx_objpool_head *pool)
 {
 	bool debug = pool->flags & SLABX_OBJPOOL_F_DEBUG;
-	unsigned long flags;
 	unsigned int out;
 	int nr = 1;	/* the pool's own reference */
 
 	while (slabx_objpool_pop(pool))
 		nr++;
 	/* Taken to be dropped: not outstanding. */
-	raw_local_irq_save(flags);
-	local_add(nr - 1, &this_cpu_ptr(pool->local)->count[SLABX_OBJPOOL_DROP]);
-	raw_local_irq_restore(flags);
+	count_here(pool, SLABX_OBJPOOL_DROP, nr - 1);
 	/* One reference per object still out, but for drops meanwhile. */
 	out = refcount_read(&pool->ref) - nr;
 	if (refcount_sub_and_test(nr, &pool->ref))

@@ -10,7 +10,7 @@
 #include <linux/bits.h>
 #include <linux/compiler.h>
 #include <linux/gfp_types.h>
-#include <linux/irqflags.h>
+#include <linux/preempt.h>
 #include <linux/percpu.h>
 #include <linux/refcount.h>
 #include <linux/types.h>
@@ -168,11 +168,10 @@ void slabx_objpool_set_debug(bool on);
 static inline void *slabx_objpool_pop(struct slabx_objpool_head *pool)
 {
 	struct slabx_objpool_local *l;
-	unsigned long flags;
 	void *obj;
 
-	/* raw_: this runs in NMIs too, and lockdep tracks no lock here. */
-	raw_local_irq_save(flags);
+	/* A pop is one cmpxchg: only the local_t counters need the CPU. */
+	preempt_disable_notrace();
 	l = this_cpu_ptr(pool->local);
 	obj = __slabx_objpool_cells_pop(&l->head, l->cells,
 					SLABX_OBJPOOL_LOCAL_CELLS - 1);
@@ -180,7 +179,7 @@ static inline void *slabx_objpool_pop(struct slabx_objpool_head *pool)
 		local_inc(&l->count[SLABX_OBJPOOL_POP]);
 	else
 		obj = __slabx_objpool_pop_slow(pool, l, obj);
-	raw_local_irq_restore(flags);
+	preempt_enable_notrace();
 	return obj;
 }
 
@@ -202,19 +201,19 @@ static inline int slabx_objpool_push(void *obj,
 				     struct slabx_objpool_head *pool)
 {
 	struct slabx_objpool_local *l;
-	unsigned long flags;
 	bool done;
 
 	if (unlikely(pool->flags & SLABX_OBJPOOL_F_DEBUG))
 		return __slabx_objpool_push_slow(obj, pool);
-	raw_local_irq_save(flags);
+	/* Pinned to this CPU, the owner of the small ring: see objpool.c. */
+	preempt_disable_notrace();
 	l = this_cpu_ptr(pool->local);
 	done = __slabx_objpool_cells_push_own(&l->head, &l->tail, l->cells,
 					      SLABX_OBJPOOL_LOCAL_CELLS - 1,
 					      obj);
 	if (likely(done))
 		local_inc(&l->count[SLABX_OBJPOOL_PUSH]);
-	raw_local_irq_restore(flags);
+	preempt_enable_notrace();
 	return likely(done) ? 0 : __slabx_objpool_push_slow(obj, pool);
 }
 

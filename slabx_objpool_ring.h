@@ -114,9 +114,9 @@ __slabx_objpool_cells_push(unsigned long *headp, unsigned long *tailp,
  * @obj: the object.
  *
  * As __slabx_objpool_cells_push(), for a ring that only one CPU pushes
- * to, with IRQs off or from an NMI (a CPU's small ring; other CPUs only
- * pop from it, and never read its tail). Nested pushes on that CPU are
- * all the claim races with, so it is a local_t cmpxchg, atomic against
+ * to, with preemption off, in any context (a CPU's small ring; other
+ * CPUs only pop from it, and never read its tail). Nested pushes on that
+ * CPU are all the claim races with, so it is a local_t cmpxchg, atomic against
  * this CPU's interrupts and NMIs (local_ops.rst): on x86 a cmpxchg without
  * the lock prefix, so that the push makes no locked operation.
  *

@@ -22,7 +22,7 @@
  * On a 2-core machine that makes a push stopped between its reads of
  * tail and head, while others push and pop past its tail, frequent. In a
  * pusher with a small ring the handler first pops from that ring and
- * pushes back, as an NMI may on its CPU: nested in a push to the same
+ * pushes back, as an interrupt may on its CPU: nested in a push to the same
  * ring, whose claim (a local_t cmpxchg) only nesting may race with. A run
  * that does not end within RUN_SECONDS fails.
  *
