@@ -19,7 +19,6 @@
 #include <linux/err.h>
 #include <linux/module.h>
 #include <linux/slab.h>
-#include <linux/uaccess.h>
 
 #include "slabx_internal.h"
 
@@ -59,30 +58,18 @@ static __always_inline struct slabx_cache *class_for(size_t size, gfp_t gfp)
 }
 
 /*
- * The class @slab's header names, or NULL. The header may be no slab's at
- * all, nor even mapped (a foreign pointer's block may start in a guard
- * page or a page taken out of the direct map): read without faulting, as
- * copy_from_kernel_nofault() reads, inline.
+ * The class @slab's header names, or NULL. The header (whose magic
+ * slabx_ptr_to_slab() checked) may be no slab's: its cache is read
+ * without KASAN checks, compared, never followed.
  */
-static __always_inline struct slabx_cache *
+static __no_kasan_or_inline struct slabx_cache *
 header_class(const struct slabx_slab *slab)
 {
-	unsigned int magic, i;
-	unsigned long cache;
+	unsigned int i;
 
-	pagefault_disable();
-	__get_kernel_nofault(&magic, &slab->magic, unsigned int, fault);
-	__get_kernel_nofault(&cache, &slab->cache, unsigned long, fault);
-	pagefault_enable();
-	if (magic != SLABX_SLAB_MAGIC)
-		return NULL;
-	/* Compared, never followed: the header may be no slab's. */
 	for (i = 0; i < SLABX_KMALLOC_CLASSES; i++)
-		if (cache == (unsigned long)class_caches[i])
+		if (slab->cache == class_caches[i])
 			return class_caches[i];
-	return NULL;
-fault:
-	pagefault_enable();
 	return NULL;
 }
 

@@ -218,19 +218,13 @@ static void *reserve_take(struct slabx_cache *s)
 	return obj;
 }
 
-/**
- * slabx_reserve_holds() - whether an object is in the cache's reserve
- * @s: the cache.
- * @obj: the pointer a user frees.
- *
- * For the double-free checks of %SLABX_DEBUG caches: the slab does not
- * see an object of the reserve as free. Looks at every object of the
- * reserve, under each barn's lock in turn.
- *
- * Context: any but NMI; not with a barn or node lock held.
- * Return: true if @obj is in the reserve.
+/*
+ * Whether @obj is in the cache's reserve, for the double-free check of
+ * %SLABX_DEBUG caches: the slab does not see an object of the reserve as
+ * free. Looks at every object of the reserve, under each barn's lock in
+ * turn.
  */
-bool slabx_reserve_holds(struct slabx_cache *s, void *obj)
+static bool reserve_holds(struct slabx_cache *s, void *obj)
 {
 	struct slabx_sheaf *sheaf;
 	unsigned long flags;
@@ -248,6 +242,33 @@ bool slabx_reserve_holds(struct slabx_cache *s, void *obj)
 		raw_spin_unlock_irqrestore(&barn->lock, flags);
 	}
 	return found;
+}
+
+/**
+ * slabx_reserve_refuses() - a debug cache's free of an object of its reserve
+ * @s: a %SLABX_DEBUG cache with objects in its reserve.
+ * @obj: the pointer a user frees.
+ *
+ * A pointer that is no object of the cache is left to the slab layer to
+ * report; KASAN, where it is on, reports an object of the reserve first.
+ *
+ * Context: any but NMI; not with a barn or node lock held.
+ * Return: true when @obj is refused (reported as a double free).
+ */
+bool slabx_reserve_refuses(struct slabx_cache *s, void *obj)
+{
+	struct slabx_slab *slab = slabx_user_addr_to_slab(s, obj);
+
+	if (!slab || !slabx_slab_header_ok(s, slab))
+		return false;
+	if (!slabx_kasan_free_ok(s, obj))
+		return true;
+	if (!reserve_holds(s, obj))
+		return false;
+	slabx_stat_inc(s, SLABX_FREE_INVALID);
+	slabx_report(s, "slabx: %s: double free of %p, in the reserve\n",
+		     s->name, obj);
+	return true;
 }
 
 /* ---- sizing the reserve (reserve->mutex held) ------------------------------ */

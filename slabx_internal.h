@@ -21,6 +21,7 @@
 #include <linux/reciprocal_div.h>
 #include <linux/spinlock.h>
 #include <linux/topology.h>
+#include <linux/uaccess.h>
 
 #include "slabx.h"
 /* Test hooks, exported in SLABX_TEST only; debugfs uses some too. */
@@ -504,40 +505,68 @@ static inline unsigned int slabx_obj_index(struct slabx_cache *s,
 }
 
 /*
- * Whether @slab, found from a pointer a user gave, is a slab of @s. For a
- * pointer that is no object of ours it is memory of someone else (KASAN
- * may have poisoned it): read without KASAN checks.
+ * The header of the slab of @order a pointer a user gave would be in, when
+ * that memory is mapped and holds a slab header (its magic), else NULL.
+ * The memory may be anyone's (KASAN may have poisoned it): it is read
+ * without KASAN checks.
+ *
+ * Slabs live in the direct map. On x86-64 that is [PAGE_OFFSET,
+ * high_memory), where holes are left unmapped, as are pages taken out of
+ * it (secretmem's, KFENCE's guard pages): the magic is read with
+ * __get_kernel_nofault(), a plain load whose exception-table entry turns
+ * a fault into a return of NULL. A fault on a kernel address never
+ * sleeps, in any context, so no pagefault_disable() is needed. It
+ * replaces asking pfn_valid(), whose two-level lookup in a
+ * preemption-off section was the largest part of the free path's
+ * pointer check. Addresses above high_memory (vmalloc, ioremap, the
+ * kernel image) are never read. Elsewhere virt_addr_valid() bounds the
+ * address (User-mode Linux's is inline).
+ */
+#if defined(CONFIG_X86_64) && !defined(CONFIG_UML)
+static __always_inline struct slabx_slab *
+slabx_ptr_to_slab(const void *obj, unsigned int order)
+{
+	unsigned long addr = (unsigned long)obj;
+	struct slabx_slab *slab;
+	unsigned int magic;
+
+	if (addr < PAGE_OFFSET || addr >= (unsigned long)high_memory)
+		return NULL;
+	slab = __va(ALIGN_DOWN(addr - PAGE_OFFSET, PAGE_SIZE << order));
+	__get_kernel_nofault(&magic, &slab->magic, unsigned int, unmapped);
+	return magic == SLABX_SLAB_MAGIC ? slab : NULL;
+unmapped:
+	return NULL;
+}
+#else
+static __no_kasan_or_inline unsigned int
+slabx_slab_magic(const struct slabx_slab *slab)
+{
+	return slab->magic;
+}
+
+static __always_inline struct slabx_slab *
+slabx_ptr_to_slab(const void *obj, unsigned int order)
+{
+	struct slabx_slab *slab;
+
+	if (!virt_addr_valid(obj))
+		return NULL;
+	slab = __va(ALIGN_DOWN(__pa(obj), PAGE_SIZE << order));
+	return slabx_slab_magic(slab) == SLABX_SLAB_MAGIC ? slab : NULL;
+}
+#endif
+
+/*
+ * Whether @slab, a slab header slabx_ptr_to_slab() found from a pointer a
+ * user gave, is a header of @s. It may be memory a foreign pointer's
+ * block begins with (KASAN may have poisoned it): read without KASAN
+ * checks.
  */
 static __no_kasan_or_inline bool slabx_slab_header_ok(struct slabx_cache *s,
 						      struct slabx_slab *slab)
 {
-	return slab->magic == SLABX_SLAB_MAGIC && slab->cache == s;
-}
-
-/*
- * The header of the slab of @order a pointer a user gave would be in, or
- * NULL when its address is no memory of the direct map, where slabs live:
- * virt_addr_valid()'s check, on the header's address. On x86-64 that is an
- * out-of-line call (a fifth of the hot pair's cost under TCG), so its
- * direct-map half is open-coded: below PAGE_OFFSET is no memory, and
- * pfn_valid() (inline) bounds the rest; kernel-image addresses, which it
- * also accepts, hold no slab. User-mode Linux's virt_addr_valid() is
- * inline already.
- */
-static __always_inline struct slabx_slab *
-slabx_ptr_to_slab(const void *obj, unsigned int order)
-{
-#if defined(CONFIG_X86_64) && !defined(CONFIG_UML)
-	unsigned long addr = (unsigned long)obj, phys;
-
-	if (addr < PAGE_OFFSET)
-		return NULL;
-	phys = ALIGN_DOWN(addr - PAGE_OFFSET, PAGE_SIZE << order);
-	return pfn_valid(PHYS_PFN(phys)) ? __va(phys) : NULL;
-#else
-	return virt_addr_valid(obj) ?
-	       __va(ALIGN_DOWN(__pa(obj), PAGE_SIZE << order)) : NULL;
-#endif
+	return slab->cache == s;
 }
 
 /* The slab header of a pointer a user gave back to @s (see above). */
@@ -1054,32 +1083,18 @@ void slabx_nolock_cache_destroy(struct slabx_cache *s);
 void slabx_reserve_init(struct slabx_cache *s, unsigned int sheaf_capacity);
 unsigned int slabx_reserve_destroy(struct slabx_cache *s);
 void slabx_reserve_info(struct slabx_cache *s, struct slabx_info *info);
-bool slabx_reserve_holds(struct slabx_cache *s, void *obj);
+bool slabx_reserve_refuses(struct slabx_cache *s, void *obj);
 
 /*
  * A %SLABX_DEBUG cache's free of an object that sits in its reserve, where
- * the slab layer's check cannot see it: reported and refused. A pointer
- * that is no object of the cache is left to the slab layer to report;
- * KASAN, where it is on, reports an object of the reserve first.
+ * the slab layer's check cannot see it: reported and refused (out of
+ * line, off slabx_free()'s path).
  */
 static inline bool slabx_reserve_double_free(struct slabx_cache *s, void *obj)
 {
-	struct slabx_slab *slab;
-
-	if (!(s->flags & SLABX_DEBUG) ||
-	    !atomic_long_read(&s->reserve.objects))
-		return false;
-	slab = slabx_user_addr_to_slab(s, obj);
-	if (!slab || !slabx_slab_header_ok(s, slab))
-		return false;
-	if (!slabx_kasan_free_ok(s, obj))
-		return true;
-	if (!slabx_reserve_holds(s, obj))
-		return false;
-	slabx_stat_inc(s, SLABX_FREE_INVALID);
-	slabx_report(s, "slabx: %s: double free of %p, in the reserve\n",
-		     s->name, obj);
-	return true;
+	return unlikely(s->flags & SLABX_DEBUG) &&
+	       atomic_long_read(&s->reserve.objects) &&
+	       slabx_reserve_refuses(s, obj);
 }
 
 /* rcu_free.c */

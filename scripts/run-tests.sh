@@ -126,7 +126,11 @@ make_initramfs()
 # shellcheck disable=SC2317 # called as "boot_$(flavour_arch ...)"
 boot_x86_64()
 {
-	local cpus=${SLABX_CPUS:-8} half tcg=multi
+	local cpus=${SLABX_CPUS:-8} half tcg=multi hole=
+
+	# A hole in the direct map, below the top of memory, for the tests
+	# of pointers into one (16 MiB of node 0, reserved: not mapped).
+	[ "$mode" = bench ] || hole="memmap=16M\$768M"
 
 	[ "$mode" = bench ] && cpus=$(( $(nproc) < 8 ? $(nproc) : 8 ))
 	[ "$cpus" -ge 2 ] || cpus=2
@@ -141,7 +145,7 @@ boot_x86_64()
 		-numa "node,nodeid=1,cpus=$half-$((cpus - 1)),memdev=m1" \
 		-kernel "$image" \
 		-initrd "$out/initramfs.cpio" \
-		-append "console=ttyS0 panic=-1 kasan_multi_shot slabx.mode=$mode $cmdline" \
+		-append "console=ttyS0 panic=-1 kasan_multi_shot slabx.mode=$mode $hole $cmdline" \
 		-display none -monitor none -no-reboot \
 		-serial "file:$out/console.log" -serial "file:$out/results.txt" \
 		< /dev/null

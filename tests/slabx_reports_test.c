@@ -18,7 +18,9 @@
 #include <kunit/test.h>
 #include <linux/completion.h>
 #include <linux/kthread.h>
+#include <linux/mm.h>
 #include <linux/rcupdate.h>
+#include <linux/sizes.h>
 #include <linux/vmalloc.h>
 
 #include "../slabx.h"
@@ -355,6 +357,51 @@ static void free_outside_the_direct_map(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, slabx_cache_stat(s, SLABX_FREE), 0);
 }
 
+#if defined(CONFIG_X86_64) && !defined(CONFIG_UML)
+/*
+ * The first hole of the direct map above the ISA range (mapped whole) and
+ * below high_memory, or NULL: x86-64 maps only RAM there. The x86-64
+ * check boots reserve one (memmap= in scripts/run-tests.sh).
+ */
+static void *direct_map_hole(void)
+{
+	unsigned long pfn, end = PFN_DOWN(__pa(high_memory));
+
+	for (pfn = PFN_DOWN(SZ_1M); pfn < end; pfn += PFN_DOWN(SZ_2M))
+		if (!page_is_ram(pfn))
+			return __va(PFN_PHYS(pfn));
+	return NULL;
+}
+
+/*
+ * A pointer into a hole of the direct map: nothing is mapped there, yet
+ * the memory model may call its pages valid (a boot-time section is valid
+ * whole, whatever holes it has). slabx_free() refuses and reports it, and
+ * does not oops reading its slab header (slabx_kfree() finds a header the
+ * same way; its report comes once per boot, which
+ * kfree_of_foreign_pointer() takes).
+ */
+static void free_into_a_direct_map_hole(struct kunit *test)
+{
+	struct slabx_cache *s = debug_cache(test, "misuse_hole");
+	struct bad_access b = { .fn = free_obj, .s = s };
+	void *hole = direct_map_hole();
+
+	if (!hole)
+		kunit_skip(test, "no hole in the direct map below high_memory");
+	kunit_info(test, "hole at %pa, pfn_valid() says %d\n",
+		   &(phys_addr_t){ __pa(hole) }, pfn_valid(PHYS_PFN(__pa(hole))));
+	b.obj = hole + 64;
+	expect_report(test, &b, "warning: not an object of this cache");
+	KUNIT_EXPECT_EQ(test, slabx_cache_stat(s, SLABX_FREE_INVALID), 1);
+}
+#else
+static void free_into_a_direct_map_hole(struct kunit *test)
+{
+	kunit_skip(test, "x86-64 only");
+}
+#endif
+
 /*
  * A double free: KASAN's report where KASAN is on (it comes first), the
  * cache's own check everywhere else. Either way the object is refused.
@@ -499,6 +546,7 @@ static struct kunit_case misuse_cases[] = {
 	KUNIT_CASE(free_of_foreign_pointer),
 	KUNIT_CASE(kfree_of_foreign_pointer),
 	KUNIT_CASE(free_outside_the_direct_map),
+	KUNIT_CASE(free_into_a_direct_map_hole),
 	KUNIT_CASE(double_free_in_debug_cache),
 	KUNIT_CASE(double_free_through_reservation),
 	KUNIT_CASE(destroy_names_leaks_and_refuses_alloc),
