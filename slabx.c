@@ -239,6 +239,26 @@ void slabx_double_free(struct slabx_cache *s, void *obj, bool in_sheaf)
 }
 
 /*
+ * An object straight from the slabs, when the sheaves had none: out of
+ * line, so that the fast path keeps no local in memory (nor a stack
+ * canary). A failure is counted in alloc_fail when @count_fail.
+ */
+static noinline void *cache_alloc_slab(struct slabx_cache *s, gfp_t gfp,
+				       int nid, bool count_fail)
+{
+	void *obj;
+
+	if (!slabx_slab_fill(s, gfp, nid, &obj, 1)) {
+		if (count_fail)
+			slabx_stat_inc(s, SLABX_ALLOC_FAIL);
+		return NULL;
+	}
+	slabx_stat_inc(s, SLABX_ALLOC_SLOWPATH);
+	slabx_stat_inc(s, SLABX_ALLOC);
+	return obj;
+}
+
+/*
  * slabx_alloc(), slabx_alloc_node() and slabx_alloc_try(), inlined into
  * each; a failure is counted in alloc_fail when @count_fail.
  */
@@ -260,13 +280,9 @@ static __always_inline void *cache_alloc(struct slabx_cache *s, gfp_t gfp,
 	if (s->sheaf_capacity)
 		obj = sheaves_alloc(s, gfp, nid);
 	if (!obj) {
-		if (!slabx_slab_fill(s, gfp, nid, &obj, 1)) {
-			if (count_fail)
-				slabx_stat_inc(s, SLABX_ALLOC_FAIL);
+		obj = cache_alloc_slab(s, gfp, nid, count_fail);
+		if (!obj)
 			return NULL;
-		}
-		slabx_stat_inc(s, SLABX_ALLOC_SLOWPATH);
-		slabx_stat_inc(s, SLABX_ALLOC);
 		path = SLABX_TRACE_SLAB;
 	}
 	slabx_alloc_hook(s, obj, gfp, true);
@@ -324,6 +340,21 @@ void *slabx_alloc_try(struct slabx_cache *s, gfp_t gfp)
 	return cache_alloc(s, gfp, NUMA_NO_NODE, false);
 }
 
+/*
+ * A free the sheaves did not take: out of line, so that slabx_free()
+ * keeps no local in memory. See "Destroy and late frees" at the top of
+ * this file for the RCU section.
+ */
+static noinline void cache_free_slab(struct slabx_cache *s, void *obj)
+{
+	rcu_read_lock();
+	if (unlikely(s->pool))
+		slabx_pool_cache_free(s, obj);
+	else if (!slabx_reserve_double_free(s, obj))
+		slabx_stat_add(s, SLABX_FREE, slab_free_objects(s, &obj, 1));
+	rcu_read_unlock();
+}
+
 /**
  * slabx_free() - free an object
  * @s: the cache it was allocated from.
@@ -352,13 +383,7 @@ void slabx_free(struct slabx_cache *s, void *obj)
 		    sheaves_free(s, slab, obj))
 			return;
 	}
-	/* See "Destroy and late frees" at the top of this file. */
-	rcu_read_lock();
-	if (unlikely(s->pool))
-		slabx_pool_cache_free(s, obj);
-	else if (!slabx_reserve_double_free(s, obj))
-		slabx_stat_add(s, SLABX_FREE, slab_free_objects(s, &obj, 1));
-	rcu_read_unlock();
+	cache_free_slab(s, obj);
 }
 EXPORT_SYMBOL_GPL(slabx_free);
 
