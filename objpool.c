@@ -66,10 +66,10 @@
  *  - A push that reports a ring full is right at the instant it read head:
  *    t - h >= pos - h >= size then. Only small rings fill; a push then
  *    goes to the shared ring.
- *  - Nesting is safe, NMI included: an NMI that interrupts a push between
- *    its claim and its publication finds tail already past the claimed
- *    cell; a pop that meets the claimed, unpublished cell reports the ring
- *    empty (a miss) rather than waiting. An NMI that interrupts a push
+ *  - Nesting is safe, NMI included: a context that interrupts a push
+ *    between its claim and its publication finds tail already past the
+ *    claimed cell; a pop that meets the claimed, unpublished cell reports
+ *    the ring empty (a miss) rather than waiting. An NMI that interrupts a push
  *    between its reads of tail and head is case (b) if it pushes and pops
  *    past pos. An NMI that interrupts a pop between its read and its
  *    cmpxchg may take the same position first; the interrupted pop's
@@ -78,8 +78,8 @@
  *  - Retries happen only when another CPU made progress (lock-free).
  *  - A CPU's small ring is pushed to by that CPU only, with preemption
  *    off, from any of its contexts (pops come from every CPU). Its tail
- *    is a local_t and
- *    the claim a local_cmpxchg(): atomic against the nested contexts of
+ *    is a local_t and the claim a local_cmpxchg(): atomic against the
+ *    nested contexts of
  *    its CPU, the only pushes it races with (local_ops.rst). Nobody else
  *    reads that tail. Where local_t has its own implementation (x86,
  *    where it is a cmpxchg without the lock prefix, mips, loongarch,
@@ -99,29 +99,37 @@
  * so both only pin the task to its CPU with preemption off: the small
  * ring's tail and the counters are that CPU's local_t. lib/objpool masks
  * interrupts instead, which costs more than the operation (a function
- * call on User-mode Linux). What an interrupt in a push's claim window
- * costs, interleaving (c):
+ * call on User-mode Linux). An interrupt may then land in a push's claim
+ * window, and what it pushes must not go behind the claimed cell, out of
+ * every pop's reach until the task resumes (a hard IRQ's handler and the
+ * softirqs run on its exit, hard-IRQ handlers on PREEMPT_RT too):
+ * interleaving (c).
  *
  *    CPU0 task, push                 CPU0 hard IRQ
  *    claims p of its small ring
- *                                    pops p - 1, p - 2, ... (published)
- *                                    pushes: claims p + 1, publishes
+ *                                    pops from head up to p - 1
+ *                                    (published), then the shared ring
+ *                                    pushes: the cell before tail (p) is
+ *                                    unpublished: to the shared ring
  *                                    pops: p is unpublished, a miss on
- *                                    the small ring; shared ring next
+ *                                    the small ring; the shared ring
+ *                                    has what the IRQ pushed
  *    publishes p
  *
- *    Only the objects pushed behind p while the task waits are out of
- *    reach, for other CPUs' pops too, until the handler returns: the
- *    pops that could be served get the objects ahead of p, and the rest
- *    fall back to the shared ring and the other small rings (a pool
- *    with a few objects to spare does not miss). An NMI did this before
- *    too; a hard IRQ's handler is as short. A push to the shared ring,
- *    which every CPU pops from, keeps interrupts off in its window, as
- *    lib/objpool does. On PREEMPT_RT, hard-IRQ handlers are threads that
- *    cannot run inside the window at all.
+ *    A push to a CPU's own ring first looks at the cell before tail: only
+ *    a context it interrupted can have claimed that cell, and if it is
+ *    unpublished the push goes to the shared ring
+ *    (__slabx_objpool_cells_push_own()). So at most one cell of a small
+ *    ring is claimed and unpublished, the last, with nothing behind it,
+ *    and only the object being pushed is out of reach: a pop misses only
+ *    when every object of the pool is out or in flight. A push to the
+ *    shared ring, which every CPU pushes to, keeps interrupts off in its
+ *    window, as lib/objpool does; an NMI there may still put objects out
+ *    of reach for as long as it runs.
  *
  * The userspace model's signal handler nests a pop and a push on the
- * interrupted pusher's own ring, interleaving (c) included.
+ * interrupted pusher's own ring, interleaving (c) included, and the model
+ * checks (c) step by step: no pop misses while an object is free.
  *
  * Memory: the head (struct slabx_objpool_head) is the owner's, and slabx
  * touches it only within the calls the owner makes with it, as
@@ -435,9 +443,12 @@ static void pool_setup_rings(struct slabx_objpool_head *pool)
 	atomic_set(&r->debug_errors, 0);
 	r->mask = pool->capacity - 1;
 	cells_init(r->cells, pool->capacity);
-	for_each_possible_cpu(cpu)
-		cells_init(per_cpu_ptr(pool->local, cpu)->cells,
-			   SLABX_OBJPOOL_LOCAL_CELLS);
+	for_each_possible_cpu(cpu) {
+		struct slabx_objpool_local *l = per_cpu_ptr(pool->local, cpu);
+
+		__slabx_objpool_own_ring_init(&l->head, &l->tail, l->cells,
+					      SLABX_OBJPOOL_LOCAL_CELLS - 1);
+	}
 }
 
 /*

@@ -5,7 +5,7 @@
  *
  * Kept apart, and built only on READ_ONCE(), WRITE_ONCE(), smp_rmb(),
  * smp_store_release(), smp_load_acquire(), try_cmpxchg(), local_t with
- * local_read() and local_cmpxchg(), and __always_inline, so that the
+ * local_read(), local_set() and local_cmpxchg(), and __always_inline, so that the
  * userspace model in tests/userspace/ runs this very code: outside the
  * kernel, whoever includes this header first defines those
  * (tests/userspace/objpool_shim.h).
@@ -106,6 +106,30 @@ __slabx_objpool_cells_push(unsigned long *headp, unsigned long *tailp,
 }
 
 /**
+ * __slabx_objpool_own_ring_init() - start a CPU's own ring, empty
+ * @headp: the ring's next position to pop.
+ * @tailp: the ring's next position to push.
+ * @cells: the ring's @mask + 1 cells.
+ * @mask: cells - 1, cells a power of two.
+ *
+ * At position @mask + 1, as if lap 0 had been published and taken: then
+ * the cell before tail always says whether the last claim was published
+ * (see __slabx_objpool_cells_push_own()).
+ */
+static __always_inline void
+__slabx_objpool_own_ring_init(unsigned long *headp, local_t *tailp,
+			      struct slabx_objpool_cell *cells,
+			      unsigned long mask)
+{
+	unsigned long i;
+
+	for (i = 0; i <= mask; i++)
+		cells[i].seq = i + 1;
+	*headp = mask + 1;
+	local_set(tailp, mask + 1);
+}
+
+/**
  * __slabx_objpool_cells_push_own() - put an object into a CPU's own ring
  * @headp: the ring's next position to pop.
  * @tailp: the ring's next position to push, written by its CPU only.
@@ -114,13 +138,21 @@ __slabx_objpool_cells_push(unsigned long *headp, unsigned long *tailp,
  * @obj: the object.
  *
  * As __slabx_objpool_cells_push(), for a ring that only one CPU pushes
- * to, with preemption off, in any context (a CPU's small ring; other
- * CPUs only pop from it, and never read its tail). Nested pushes on that
- * CPU are all the claim races with, so it is a local_t cmpxchg, atomic against
- * this CPU's interrupts and NMIs (local_ops.rst): on x86 a cmpxchg without
- * the lock prefix, so that the push makes no locked operation.
+ * to, with preemption off, in any context (a CPU's small ring, started by
+ * __slabx_objpool_own_ring_init(); other CPUs only pop from it, and never
+ * read its tail). Nested pushes on that CPU are all the claim races with,
+ * so it is a local_t cmpxchg, atomic against this CPU's interrupts and
+ * NMIs (local_ops.rst): on x86 a cmpxchg without the lock prefix, so that
+ * the push makes no locked operation.
  *
- * Return: as __slabx_objpool_cells_push().
+ * A push nested in another push's claim window (the cell before tail is
+ * claimed and not yet published: only the interrupted context can have
+ * claimed it) refuses: an object behind that cell would be out of every
+ * pop's reach until the interrupted push resumes. So at most one claimed
+ * cell is unpublished, the last, with nothing behind it.
+ *
+ * Return: false when the ring held @mask + 1 entries at the moment head
+ * was read, or when this push interrupted another one's claim window.
  */
 static __always_inline bool
 __slabx_objpool_cells_push_own(unsigned long *headp, local_t *tailp,
@@ -130,9 +162,13 @@ __slabx_objpool_cells_push_own(unsigned long *headp, local_t *tailp,
 	unsigned long pos = local_read(tailp);
 
 	for (;;) {
-		int room = __slabx_objpool_room(headp, pos, mask);
 		unsigned long old;
+		int room;
 
+		/* Published, the cell says pos: see the comment above. */
+		if (READ_ONCE(cells[(pos - 1) & mask].seq) != pos)
+			return false;
+		room = __slabx_objpool_room(headp, pos, mask);
 		if (room < 0) {
 			pos = local_read(tailp);
 			continue;

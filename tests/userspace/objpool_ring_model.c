@@ -133,6 +133,14 @@ static void ring_init(struct ring *r, int cells)
 		r->cells[i].seq = i;
 }
 
+/* A "CPU"'s small ring, as objpool.c starts one. */
+static void own_ring_init(struct ring *r, int cells)
+{
+	ring_init(r, cells);
+	__slabx_objpool_own_ring_init(&r->head, &r->own_tail, r->cells,
+				      r->mask);
+}
+
 static bool ring_push(struct ring *r, void *obj)
 {
 	return __slabx_objpool_cells_push(&r->head, &r->tail, r->cells,
@@ -389,7 +397,7 @@ static void model_init(struct model *m, const struct config *cfg)
 	m->cfg = *cfg;
 	ring_init(&m->shared, cfg->cells);
 	for (i = 0; cfg->local && i < cfg->pushers; i++)
-		ring_init(&m->local[i], LOCAL_CELLS);
+		own_ring_init(&m->local[i], LOCAL_CELLS);
 	if (posix_memalign((void **)&m->objs, CACHELINE,
 			   cfg->objs * sizeof(*m->objs)))
 		die("posix_memalign", ENOMEM);
@@ -531,6 +539,57 @@ static bool run(const struct config *cfg)
 	return ok;
 }
 
+/* What slabx_objpool_pop() tries: this "CPU"'s small ring first. */
+static void *cpu_pop(struct model *m, int id)
+{
+	return ring_pop(&m->local[id]) ?: model_pop(m, id);
+}
+
+/*
+ * Interleaving (c) of objpool.c, step by step on one "CPU": a push to the
+ * small ring has claimed its cell and not published it yet, behind two
+ * objects, and what interrupts it pops an object and pushes it back, again
+ * and again. No pop may miss while objects are free (nothing may go behind
+ * the claimed cell); once the push publishes, every object is there once.
+ */
+static bool claim_window_run(void)
+{
+	struct config cfg = { .cells = 4, .objs = 4, .poppers = 1,
+			      .pushers = 1, .local = true };
+	long misses = 0, bad;
+	struct model m;
+	unsigned long pos;
+	struct obj *held;
+	int i;
+	bool ok;
+
+	model_init(&m, &cfg);
+	for (i = 0; i < 2; i++)
+		if (!own_ring_push(&m.local[0], ring_pop(&m.shared)))
+			die("claim window: setup push", ENOSPC);
+	held = ring_pop(&m.shared);
+	pos = local_read(&m.local[0].own_tail);
+	if (local_cmpxchg(&m.local[0].own_tail, pos, pos + 1) != (long)pos)
+		die("claim window: claim", EAGAIN);
+	for (i = 0; i < 4 * cfg.objs; i++) {
+		struct obj *o = cpu_pop(&m, 0);
+
+		if (!o) {
+			misses++;
+			continue;
+		}
+		if (!model_push(&m, 0, o))
+			die("claim window: push", ENOSPC);
+	}
+	__slabx_objpool_publish(m.local[0].cells, m.local[0].mask, pos, held);
+	bad = check_objects(&m);
+	ok = !misses && !bad;
+	printf("claim window: %d pops and pushes nested in a claim: %s (pop misses %ld, bad objects or rings %ld)\n",
+	       4 * cfg.objs, ok ? "ok" : "FAILED", misses, bad);
+	model_free(&m);
+	return ok;
+}
+
 /*
  * One pusher alone cannot be overtaken; with small rings that never fill,
  * every push is local and pops steal: both check that nothing is lost.
@@ -612,6 +671,12 @@ int main(int argc, char **argv)
 		if (!runs)
 			c.handoffs = MATRIX_HANDOFFS;
 		if (run(&c))
+			passed++;
+		else
+			failed++;
+	}
+	if (!runs) {
+		if (claim_window_run())
 			passed++;
 		else
 			failed++;

@@ -43,6 +43,11 @@ static inline long local_read(local_t *l)
 	return (long)__atomic_load_n(&l->v, __ATOMIC_RELAXED);
 }
 
+static inline void local_set(local_t *l, long v)
+{
+	__atomic_store_n(&l->v, (unsigned long)v, __ATOMIC_RELAXED);
+}
+
 /* Set while this thread is in local_cmpxchg(): no nested pool operation. */
 static __thread volatile sig_atomic_t shim_in_local_op;
 
