@@ -157,8 +157,11 @@ void slabx_kfree(const void *ptr)
 	struct slabx_slab *slab;
 	struct slabx_cache *s = class_of(obj, &slab, __func__);
 
+	if (!s || (s->sheaf_capacity && sheaves_free_plain(s) &&
+		   sheaves_free_fast(s, slab, obj)))
+		return;
 	/* As slabx_free(), which takes what the sheaves cannot. */
-	if (s && !(s->sheaf_capacity && sheaves_free(s, slab, obj)))
+	if (!(s->sheaf_capacity && sheaves_free(s, slab, obj)))
 		slabx_free(s, obj);
 }
 EXPORT_SYMBOL_GPL(slabx_kfree);

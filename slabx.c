@@ -259,11 +259,11 @@ static noinline void *cache_alloc_slab(struct slabx_cache *s, gfp_t gfp,
 }
 
 /*
- * slabx_alloc(), slabx_alloc_node() and slabx_alloc_try(), inlined into
- * each; a failure is counted in alloc_fail when @count_fail.
+ * Every allocation but the fast path's, complete (see cache_alloc()). A
+ * failure is counted in alloc_fail when @count_fail.
  */
-static __always_inline void *cache_alloc(struct slabx_cache *s, gfp_t gfp,
-					 int nid, bool count_fail)
+static noinline void *cache_alloc_full(struct slabx_cache *s, gfp_t gfp,
+				       int nid, bool count_fail)
 {
 	enum slabx_trace_path path = SLABX_TRACE_SHEAF;
 	void *obj = NULL;
@@ -288,6 +288,28 @@ static __always_inline void *cache_alloc(struct slabx_cache *s, gfp_t gfp,
 	slabx_alloc_hook(s, obj, gfp, true);
 	trace_slabx_alloc(s, obj, gfp, path);
 	return obj;
+}
+
+/*
+ * slabx_alloc(), slabx_alloc_node() and slabx_alloc_try(), inlined into
+ * each: an object from main for a plain allocation, zeroed by a tail call
+ * where init_on_alloc or %__GFP_ZERO asks, else cache_alloc_full().
+ */
+static __always_inline void *cache_alloc(struct slabx_cache *s, gfp_t gfp,
+					 int nid, bool count_fail)
+{
+	void *obj;
+
+	if (likely(slabx_node_valid(nid) && !s->pool && s->sheaf_capacity &&
+		   sheaves_alloc_plain(s))) {
+		obj = sheaves_alloc_fast(s, nid);
+		if (likely(obj)) {
+			if (unlikely(slabx_init_on_alloc(s, gfp)))
+				return memset(obj, 0, s->object_size);
+			return obj;
+		}
+	}
+	return cache_alloc_full(s, gfp, nid, count_fail);
 }
 
 /**
@@ -355,6 +377,14 @@ static noinline void cache_free_slab(struct slabx_cache *s, void *obj)
 	rcu_read_unlock();
 }
 
+/* A free of a checked object that the fast path did not take. */
+static noinline void cache_free_sheaves(struct slabx_cache *s,
+					struct slabx_slab *slab, void *obj)
+{
+	if (!sheaves_free(s, slab, obj))
+		cache_free_slab(s, obj);
+}
+
 /**
  * slabx_free() - free an object
  * @s: the cache it was allocated from.
@@ -380,8 +410,10 @@ void slabx_free(struct slabx_cache *s, void *obj)
 	if (likely(s->sheaf_capacity)) {
 		slab = slabx_obj_slab(s, obj);
 		if (!slab || !slabx_kasan_free_ok(s, obj) ||
-		    sheaves_free(s, slab, obj))
+		    (sheaves_free_plain(s) && sheaves_free_fast(s, slab, obj)))
 			return;
+		cache_free_sheaves(s, slab, obj);
+		return;
 	}
 	cache_free_slab(s, obj);
 }

@@ -1059,6 +1059,85 @@ static __always_inline bool sheaves_free(struct slabx_cache *s,
 	return done || slabx_sheaves_free_slow(s, slab->nid, obj);
 }
 
+/*
+ * The fast paths below serve the common case with no call at all, so that
+ * every value stays in a scratch register and slabx_alloc() and
+ * slabx_free() save none on entry: they leave anything that would call out
+ * (a hook of the memory checkers, a tracepoint that is on, an empty or full
+ * main sheaf, another node, a suspected double free) to sheaves_alloc()
+ * and sheaves_free(), which take the sheaves again.
+ */
+
+/* Whether an allocation runs no hook but the zeroing, and no tracepoint. */
+static __always_inline bool sheaves_alloc_plain(struct slabx_cache *s)
+{
+	return !IS_ENABLED(CONFIG_KASAN_GENERIC) &&
+	       !IS_ENABLED(CONFIG_DEBUG_KMEMLEAK) && !slabx_init_on_free(s) &&
+	       !trace_slabx_alloc_enabled();
+}
+
+/* Whether a free runs no hook (slabx_free_hook()) and no tracepoint. */
+static __always_inline bool sheaves_free_plain(struct slabx_cache *s)
+{
+	return !IS_ENABLED(CONFIG_KASAN_GENERIC) &&
+	       !IS_ENABLED(CONFIG_DEBUG_KMEMLEAK) && !slabx_init_on_free(s) &&
+	       !trace_slabx_free_enabled();
+}
+
+/*
+ * sheaves_alloc() for a plain allocation (sheaves_alloc_plain()) that main
+ * can serve. Return: the object, counted as allocated, or NULL.
+ */
+static __always_inline void *sheaves_alloc_fast(struct slabx_cache *s,
+						int nid)
+{
+	struct slabx_cpu_sheaves *pcs;
+	struct slabx_sheaf *main;
+	void *obj = NULL;
+
+	pcs = pcs_lock(s);
+	if (!pcs)
+		return NULL;
+	main = pcs->main;
+	if ((nid == NUMA_NO_NODE || nid == numa_mem_id()) && likely(main->size)) {
+		obj = main->objects[--main->size];
+		/* An alloc and an alloc_fastpath: see struct slabx_stats. */
+		__this_cpu_inc(s->stats->pcs_alloc);
+	}
+	pcs_unlock(pcs);
+	return obj;
+}
+
+/*
+ * sheaves_free() for a plain free (sheaves_free_plain()) of an object of
+ * this CPU's node that main has room for. Return: true when done, counted
+ * as freed.
+ */
+static __always_inline bool sheaves_free_fast(struct slabx_cache *s,
+					      struct slabx_slab *slab,
+					      void *obj)
+{
+	struct slabx_cpu_sheaves *pcs;
+	struct slabx_sheaf *main;
+	bool done = false;
+
+	pcs = pcs_lock(s);
+	if (!pcs)
+		return false;
+	main = pcs->main;
+	/* The double-free check's suspect is left to sheaves_free(). */
+	if (slab->nid == numa_mem_id() && likely(main->size < main->capacity) &&
+	    !(IS_ENABLED(CONFIG_SLAB_FREELIST_HARDENED) && main->size &&
+	      main->objects[main->size - 1] == obj)) {
+		main->objects[main->size++] = obj;
+		/* Counted with the sheaves held: see sheaves_free(). */
+		__this_cpu_inc(s->stats->pcs_free);
+		done = true;
+	}
+	pcs_unlock(pcs);
+	return done;
+}
+
 /* slabx.c: an allocation whose failure the caller handles */
 void *slabx_alloc_try(struct slabx_cache *s, gfp_t gfp);
 
