@@ -250,6 +250,36 @@ out:
 	return done;
 }
 
+/*
+ * rcu_free_push() for the common case, with no call at all (so that
+ * slabx_free_rcu() saves no register): this CPU's rcu_free sheaf holds an
+ * object already (its epoch is open: it is never left empty) and has room
+ * for more than @obj (it does not fill, which queues it). Return: true
+ * when done, counted.
+ */
+static __always_inline bool rcu_free_push_fast(struct slabx_cache *s,
+					       struct slabx_slab *slab,
+					       void *obj)
+{
+	struct slabx_cpu_sheaves *pcs;
+	struct slabx_sheaf *sheaf;
+	bool done = false;
+
+	pcs = pcs_lock(s);
+	if (!pcs)
+		return false;
+	sheaf = pcs->rcu_free;
+	if (slab->nid == numa_mem_id() && sheaf &&
+	    likely(sheaf->size + 1 < sheaf->capacity)) {
+		sheaf->objects[sheaf->size++] = obj;
+		/* As in rcu_free_push(). */
+		__this_cpu_inc(s->stats->pcs_free_rcu);
+		done = true;
+	}
+	pcs_unlock(pcs);
+	return done;
+}
+
 /* Free @obj through a sheaf, allocating one if need be and allowed. */
 static bool free_rcu_to_sheaf(struct slabx_cache *s, struct slabx_slab *slab,
 			      void *obj)
@@ -268,6 +298,35 @@ static bool free_rcu_to_sheaf(struct slabx_cache *s, struct slabx_slab *slab,
 	if (new)
 		slabx_sheaf_stash_empty(s, slabx_local_barn(s), new);
 	return done;
+}
+
+/* The calls slabx_free_rcu() refuses, reported; the object leaks. */
+static noinline void free_rcu_refuse(struct slabx_cache *s, void *obj)
+{
+	/* call_rcu() is not NMI-safe: leak rather than corrupt. */
+	if (WARN_ON_ONCE(in_nmi()) || slabx_cache_dead(s, "slabx_free_rcu"))
+		return;
+	pr_warn_ratelimited("slabx: %s: slabx_free_rcu() is not supported in pool mode; object %p leaked\n",
+			    s->name, obj);
+	slabx_stat_inc(s, SLABX_FREE_INVALID);
+}
+
+/* Every slabx_free_rcu() of a checked object but the fast path's. */
+static noinline void free_rcu_full(struct slabx_cache *s,
+				   struct slabx_slab *slab, void *obj)
+{
+	/*
+	 * Gone for kmemleak now, as kfree_rcu() objects are; KASAN and
+	 * init_on_free see it free only after the grace period.
+	 */
+	kmemleak_free(obj);
+	if (s->sheaf_capacity) {
+		if (free_rcu_to_sheaf(s, slab, obj))
+			return;
+		slabx_stat_inc(s, SLABX_FREE_RCU_SHEAF_FAIL);
+	}
+	if (slabx_slab_defer_rcu(s, slab, obj))
+		slabx_stat_inc(s, SLABX_FREE_RCU_FALLBACK);
 }
 
 /**
@@ -296,30 +355,17 @@ void slabx_free_rcu(struct slabx_cache *s, void *obj)
 
 	if (!obj)
 		return;
-	/* call_rcu() is not NMI-safe: leak rather than corrupt. */
-	if (WARN_ON_ONCE(in_nmi()) || slabx_cache_dead(s, __func__))
-		return;
-	if (s->pool) {
-		pr_warn_ratelimited("slabx: %s: %s() is not supported in pool mode; object %p leaked\n",
-				    s->name, __func__, obj);
-		slabx_stat_inc(s, SLABX_FREE_INVALID);
+	if (unlikely(in_nmi() || READ_ONCE(s->dead) || s->pool)) {
+		free_rcu_refuse(s, obj);
 		return;
 	}
 	slab = slabx_obj_slab(s, obj);
 	if (!slab || !slabx_kasan_free_ok(s, obj))
 		return;
-	/*
-	 * Gone for kmemleak now, as kfree_rcu() objects are; KASAN and
-	 * init_on_free see it free only after the grace period.
-	 */
-	kmemleak_free(obj);
-	if (s->sheaf_capacity) {
-		if (free_rcu_to_sheaf(s, slab, obj))
-			return;
-		slabx_stat_inc(s, SLABX_FREE_RCU_SHEAF_FAIL);
-	}
-	if (slabx_slab_defer_rcu(s, slab, obj))
-		slabx_stat_inc(s, SLABX_FREE_RCU_FALLBACK);
+	if (!IS_ENABLED(CONFIG_DEBUG_KMEMLEAK) && s->sheaf_capacity &&
+	    rcu_free_push_fast(s, slab, obj))
+		return;
+	free_rcu_full(s, slab, obj);
 }
 EXPORT_SYMBOL_GPL(slabx_free_rcu);
 
