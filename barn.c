@@ -23,10 +23,32 @@
 #include "slabx_internal.h"
 
 /**
+ * slabx_barn_max_full() - the most full sheaves a barn of a cache keeps
+ * @capacity: the cache's sheaf capacity, 0 for none.
+ * @stride: the cache's object stride.
+ *
+ * As many as hold %SLABX_BARN_FULL_BYTES of objects, so that a burst of
+ * small objects goes back to the slabs no sooner than one of large
+ * objects, within [%SLABX_BARN_FULL_MIN, %SLABX_BARN_FULL_MAX].
+ *
+ * Return: the limit.
+ */
+unsigned int slabx_barn_max_full(unsigned int capacity, unsigned int stride)
+{
+	unsigned long bytes = (unsigned long)capacity * stride;
+
+	if (!bytes)
+		return SLABX_BARN_FULL_MIN;
+	return clamp_t(unsigned long, SLABX_BARN_FULL_BYTES / bytes,
+		       SLABX_BARN_FULL_MIN, SLABX_BARN_FULL_MAX);
+}
+
+/**
  * slabx_barn_init() - set up an empty barn
  * @barn: the barn.
+ * @max_full: the most full sheaves it is to keep.
  */
-void slabx_barn_init(struct slabx_barn *barn)
+void slabx_barn_init(struct slabx_barn *barn, unsigned int max_full)
 {
 	raw_spin_lock_init(&barn->lock);
 	INIT_LIST_HEAD(&barn->full);
@@ -34,6 +56,7 @@ void slabx_barn_init(struct slabx_barn *barn)
 	INIT_LIST_HEAD(&barn->reserve);
 	barn->nr_full = 0;
 	barn->nr_empty = 0;
+	barn->max_full = max_full;
 }
 
 static struct slabx_sheaf *take(struct list_head *list, unsigned int *nr)
@@ -103,7 +126,7 @@ bool slabx_barn_put_full(struct slabx_barn *barn, struct slabx_sheaf *sheaf)
 	bool ok;
 
 	raw_spin_lock_irqsave(&barn->lock, flags);
-	ok = barn->nr_full < SLABX_BARN_MAX_FULL;
+	ok = barn->nr_full < barn->max_full;
 	if (ok)
 		put(sheaf, &barn->full, &barn->nr_full);
 	raw_spin_unlock_irqrestore(&barn->lock, flags);
@@ -167,7 +190,7 @@ struct slabx_sheaf *slabx_barn_exchange_full(struct slabx_barn *barn,
 	unsigned long flags;
 
 	raw_spin_lock_irqsave(&barn->lock, flags);
-	if (barn->nr_full < SLABX_BARN_MAX_FULL) {
+	if (barn->nr_full < barn->max_full) {
 		empty = take(&barn->empty, &barn->nr_empty);
 		if (empty)
 			put(full, &barn->full, &barn->nr_full);
@@ -184,7 +207,7 @@ struct slabx_sheaf *slabx_barn_exchange_full(struct slabx_barn *barn,
  */
 bool slabx_barn_has_room_for_full(struct slabx_barn *barn)
 {
-	return READ_ONCE(barn->nr_full) < SLABX_BARN_MAX_FULL;
+	return READ_ONCE(barn->nr_full) < barn->max_full;
 }
 
 /**
@@ -246,7 +269,7 @@ struct slabx_sheaf *slabx_barn_try_exchange(struct slabx_barn *barn,
 		got = take(&barn->full, &barn->nr_full);
 		if (got)
 			put(sheaf, &barn->empty, &barn->nr_empty);
-	} else if (barn->nr_full < SLABX_BARN_MAX_FULL) {
+	} else if (barn->nr_full < barn->max_full) {
 		got = take(&barn->empty, &barn->nr_empty);
 		if (got)
 			put(sheaf, &barn->full, &barn->nr_full);

@@ -137,7 +137,7 @@ static int stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "pages %lu\n", info.slabs << info.order);
 	seq_printf(m, "objects_barn %lu\n", info.objects_barn);
 	seq_printf(m, "sheaves_barn_empty %lu\n", info.sheaves_barn_empty);
-	seq_printf(m, "barn_max_full %u\n", SLABX_BARN_MAX_FULL);
+	seq_printf(m, "barn_max_full %u\n", info.barn_max_full);
 	seq_printf(m, "barn_max_empty %u\n", SLABX_BARN_MAX_EMPTY);
 	seq_printf(m, "objects_rcu_waiting %lu\n", info.objects_rcu_waiting);
 	seq_printf(m, "objects_reserve %lu\n", info.objects_reserve);

@@ -894,7 +894,8 @@ int slabx_nodes_alloc(struct slabx_cache *s)
 		INIT_LIST_HEAD(&n->rcu_batch[0].slabs);
 		INIT_LIST_HEAD(&n->rcu_batch[1].slabs);
 		n->cache = s;
-		slabx_barn_init(&n->barn);
+		slabx_barn_init(&n->barn, slabx_barn_max_full(s->sheaf_capacity,
+							      s->stride));
 		s->node[nid] = n;
 	}
 	return 0;

@@ -605,6 +605,7 @@ void slabx_cache_info(struct slabx_cache *s, struct slabx_info *info)
 		slabx_barn_occupancy(&n->barn, &full, &empty);
 		info->objects_barn += (unsigned long)full * s->sheaf_capacity;
 		info->sheaves_barn_empty += empty;
+		info->barn_max_full = n->barn.max_full;
 	}
 	/* Each object is counted done after it is counted freed: read done first. */
 	done = slabx_cache_stat(s, SLABX_FREE_RCU_DONE);
@@ -618,7 +619,7 @@ EXPORT_SYMBOL_GPL(slabx_cache_info);
 /* See &slabx_cache.keep_empty; after the geometry and the sheaf capacity. */
 static unsigned int cache_keep_empty(const struct slabx_cache *s)
 {
-	unsigned int barn = DIV_ROUND_UP(SLABX_BARN_MAX_FULL *
+	unsigned int barn = DIV_ROUND_UP(SLABX_BARN_FULL_MIN *
 					 s->sheaf_capacity, s->objs_per_slab);
 	unsigned int most = SLABX_NODE_KEEP_BYTES / (PAGE_SIZE << s->order);
 

@@ -208,6 +208,8 @@ enum slabx_stat_item {
  *	sheaves.
  * @objects_barn: objects in full sheaves in the barns.
  * @sheaves_barn_empty: empty sheaves in the barns.
+ * @barn_max_full: the most full sheaves one node's barn keeps: as many as
+ *	hold 256 KiB of objects, between 10 and 32.
  * @objects_rcu_waiting: objects given to slabx_free_rcu() whose grace
  *	period has not ended yet (counted in @objects_inuse too).
  * @objects_reserve: objects in the cache's reserve (slabx_reserve();
@@ -228,6 +230,7 @@ struct slabx_info {
 	unsigned long objects_inuse;
 	unsigned long objects_barn;
 	unsigned long sheaves_barn_empty;
+	unsigned int barn_max_full;
 	unsigned long objects_rcu_waiting;
 	unsigned long objects_reserve;
 	unsigned long reserve_target;

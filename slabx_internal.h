@@ -67,8 +67,15 @@ void slabx_kfree(const void *ptr) __slabx_hot(kfree) __aligned(PAGE_SIZE);
 #define SLABX_KMALLOC_CLASS	0x80000000U
 #define SLABX_KMALLOC_ORDER	3
 
-/* Soft limits on the sheaves one barn holds. */
-#define SLABX_BARN_MAX_FULL	10
+/*
+ * Soft limits on the sheaves one barn holds: full ones as many as hold
+ * %SLABX_BARN_FULL_BYTES of objects, within [%SLABX_BARN_FULL_MIN,
+ * %SLABX_BARN_FULL_MAX] (slabx_barn_max_full()); empty ones
+ * %SLABX_BARN_MAX_EMPTY.
+ */
+#define SLABX_BARN_FULL_BYTES	(256 * 1024)
+#define SLABX_BARN_FULL_MIN	10
+#define SLABX_BARN_FULL_MAX	32
 #define SLABX_BARN_MAX_EMPTY	10
 
 /**
@@ -111,6 +118,7 @@ struct slabx_sheaf {
  *	of the shrinker and of slabx_cache_shrink().
  * @nr_full: length of @full.
  * @nr_empty: length of @empty.
+ * @max_full: the most full sheaves it keeps (slabx_barn_max_full()).
  */
 struct slabx_barn {
 	raw_spinlock_t lock;
@@ -119,6 +127,7 @@ struct slabx_barn {
 	struct list_head reserve;
 	unsigned int nr_full;
 	unsigned int nr_empty;
+	unsigned int max_full;
 };
 
 /**
@@ -306,9 +315,10 @@ struct slabx_stats {
  *	init_on_alloc and init_on_free leave it alone.
  * @sheaf_capacity: objects per sheaf; 0 when the cache has no sheaves.
  * @keep_empty: fully free slabs each node keeps: %SLABX_NODE_KEEP_EMPTY,
- *	or with sheaves as many as hold a barn's full sheaves, so that the
- *	objects of a burst that overflowed the barn into the slabs find their
- *	slabs again, not the page allocator; within %SLABX_NODE_KEEP_BYTES.
+ *	or with sheaves as many as hold %SLABX_BARN_FULL_MIN full sheaves,
+ *	so that the objects of a burst that overflowed the barn into the
+ *	slabs find their slabs again, not the page allocator; within
+ *	%SLABX_NODE_KEEP_BYTES.
  *	The shrinker and slabx_cache_shrink() free them all.
  * @cpu_sheaves: per-CPU sheaves, NULL when the cache has none.
  * @node: per possible node slab lists, indexed by node id.
@@ -848,7 +858,8 @@ bool slabx_slab_tryput(struct slabx_cache *s, struct slabx_slab *slab,
 #include "slabx_trace.h"
 
 /* barn.c */
-void slabx_barn_init(struct slabx_barn *barn);
+unsigned int slabx_barn_max_full(unsigned int capacity, unsigned int stride);
+void slabx_barn_init(struct slabx_barn *barn, unsigned int max_full);
 struct slabx_sheaf *slabx_barn_get_full(struct slabx_barn *barn);
 struct slabx_sheaf *slabx_barn_get_empty(struct slabx_barn *barn);
 bool slabx_barn_put_full(struct slabx_barn *barn, struct slabx_sheaf *sheaf);

@@ -354,22 +354,29 @@ static void rcu_wait_profile(struct kunit *test)
 static void rcu_sheaves_flushed_when_barn_full(struct kunit *test)
 {
 	struct slabx_cache *s = cache(test, "kunit-rcu-flush", 64, 4);
-	void **o = kunit_kcalloc(test, 46, sizeof(*o), GFP_KERNEL);
+	struct slabx_info info;
+	unsigned long max, n;
 	struct snap sn;
+	void **o;
 
 	require_sheaves(test);
-
+	slabx_cache_info(s, &info);
+	max = info.barn_max_full;
+	/* A sheaf of 4 objects of 64 bytes: the barn keeps the most. */
+	KUNIT_EXPECT_EQ(test, max, 32UL);
+	n = (max + 1) * 4 + 2;		/* max + 1 full sheaves and 2 objects */
+	o = kunit_kcalloc(test, n, sizeof(*o), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, o);
 	pin(test, 0);
-	alloc_n(test, s, o, 46);
+	alloc_n(test, s, o, n);
 	snap_take(s, &sn);
-	free_rcu_n(s, o, 46);		/* 11 full sheaves and 2 objects */
+	free_rcu_n(s, o, n);
 	slabx_rcu_barrier(s);
-	KUNIT_EXPECT_EQ(test, delta(s, &sn, SLABX_RCU_SHEAF_SUBMITTED), 12UL);
-	KUNIT_EXPECT_EQ(test, delta(s, &sn, SLABX_RCU_SHEAF_TO_BARN), 10UL);
+	KUNIT_EXPECT_EQ(test, delta(s, &sn, SLABX_RCU_SHEAF_SUBMITTED), max + 2);
+	KUNIT_EXPECT_EQ(test, delta(s, &sn, SLABX_RCU_SHEAF_TO_BARN), max);
 	KUNIT_EXPECT_EQ(test, delta(s, &sn, SLABX_RCU_SHEAF_FLUSHED), 2UL);
-	KUNIT_EXPECT_EQ(test, delta(s, &sn, SLABX_FREE_RCU_DONE), 46UL);
-	KUNIT_EXPECT_EQ(test, delta(s, &sn, SLABX_FREE), 46UL);
+	KUNIT_EXPECT_EQ(test, delta(s, &sn, SLABX_FREE_RCU_DONE), n);
+	KUNIT_EXPECT_EQ(test, delta(s, &sn, SLABX_FREE), n);
 	KUNIT_EXPECT_EQ(test, objects_held(s), 0UL);
 	KUNIT_EXPECT_EQ(test, cache_destroy(test, s), 0);
 }

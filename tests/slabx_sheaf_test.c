@@ -128,24 +128,28 @@ static void barn_put_and_get(struct kunit *test)
 static void barn_limit_and_shrinker(struct kunit *test)
 {
 	struct slabx_cache *s = cache(test, "kunit-shrink", 1024, 4);
-	void **o = kunit_kcalloc(test, 80, sizeof(*o), GFP_KERNEL);
 	struct slabx_info before, after;
 	struct snap sn;
+	unsigned int n;
+	void **o;
 
 	require_sheaves(test);
 
+	/* Main, spare, a full barn and 5 sheaves more. */
+	slabx_cache_info(s, &before);
+	n = (2 + before.barn_max_full + 5) * 4;
+	o = kunit_kcalloc(test, n, sizeof(*o), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, o);
 	pin(test, 0);
-	alloc_n(test, s, o, 80);
+	alloc_n(test, s, o, n);
 	slabx_cache_shrink(s);
 	snap_take(s, &sn);
-	free_n(s, o, 80);
+	free_n(s, o, n);
 	KUNIT_EXPECT_GE(test, delta(s, &sn, SLABX_SHEAF_FLUSH), 1UL);
 	KUNIT_EXPECT_GE(test, delta(s, &sn, SLABX_BARN_PUT_FAIL), 1UL);
 	KUNIT_EXPECT_GE(test, delta(s, &sn, SLABX_BARN_PUT), 1UL);
 	slabx_cache_info(s, &before);
-	KUNIT_EXPECT_GT(test, before.objects_barn, 0UL);
-	KUNIT_EXPECT_LT(test, before.objects_barn, 80UL);
+	KUNIT_EXPECT_EQ(test, before.objects_barn, before.barn_max_full * 4UL);
 
 	snap_take(s, &sn);
 	KUNIT_EXPECT_GE(test, slabx_shrink_all(), before.objects_barn);
@@ -161,8 +165,8 @@ static void barn_limit_and_shrinker(struct kunit *test)
  * A burst larger than the barn overflows into the slabs. Up to as many
  * emptied slabs as hold the barn's full sheaves stay, so the next such
  * burst makes no new slab and frees none; a shrink gives them back. The
- * burst: main, spare and a full barn (10 sheaves), and 5 sheaves' worth
- * more, which takes about 11 slabs of 15 objects.
+ * burst: main, spare and a full barn (barn_max_full sheaves, 32 here), and
+ * 5 sheaves' worth more, which takes about 11 slabs of 15 objects.
  */
 static void burst_keeps_its_slabs(struct kunit *test)
 {
@@ -175,7 +179,7 @@ static void burst_keeps_its_slabs(struct kunit *test)
 	require_sheaves(test);
 
 	slabx_cache_info(s, &info);
-	burst = (2 + 10 + 5) * info.sheaf_capacity;
+	burst = (2 + info.barn_max_full + 5) * info.sheaf_capacity;
 	o = kunit_kcalloc(test, burst, sizeof(*o), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, o);
 	pin(test, 0);
