@@ -202,14 +202,14 @@ enum slabx_stat_item {
  * @order: every slab is 2^@order pages.
  * @objs_per_slab: objects carved from one slab.
  * @sheaf_capacity: objects per sheaf, 0 without sheaves.
+ * @barn_max_full: the most full sheaves one node's barn keeps: as many as
+ *	hold 256 KiB of objects, between 10 and 32.
  * @slabs: slabs held, all nodes.
  * @objects_total: objects in those slabs.
  * @objects_inuse: objects not free in a slab: with users, or cached in
  *	sheaves.
  * @objects_barn: objects in full sheaves in the barns.
  * @sheaves_barn_empty: empty sheaves in the barns.
- * @barn_max_full: the most full sheaves one node's barn keeps: as many as
- *	hold 256 KiB of objects, between 10 and 32.
  * @objects_rcu_waiting: objects given to slabx_free_rcu() whose grace
  *	period has not ended yet (counted in @objects_inuse too).
  * @objects_reserve: objects in the cache's reserve (slabx_reserve();
@@ -225,12 +225,12 @@ struct slabx_info {
 	unsigned int order;
 	unsigned int objs_per_slab;
 	unsigned int sheaf_capacity;
+	unsigned int barn_max_full;
 	unsigned long slabs;
 	unsigned long objects_total;
 	unsigned long objects_inuse;
 	unsigned long objects_barn;
 	unsigned long sheaves_barn_empty;
-	unsigned int barn_max_full;
 	unsigned long objects_rcu_waiting;
 	unsigned long objects_reserve;
 	unsigned long reserve_target;

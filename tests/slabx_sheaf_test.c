@@ -12,6 +12,7 @@
 #include <linux/mm.h>
 #include <linux/nodemask.h>
 #include <linux/sched.h>
+#include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
 #include <linux/spinlock.h>
@@ -162,8 +163,39 @@ static void barn_limit_and_shrinker(struct kunit *test)
 }
 
 /*
+ * A barn keeps as many full sheaves as hold 256 KiB of objects, between 10
+ * and 32: the ceiling (small objects), one in between and the floor.
+ */
+static void barn_limit_by_bytes(struct kunit *test)
+{
+	static const struct {
+		unsigned int size, capacity;
+	} c[] = { { 64, 0 }, { 4096, 4 }, { 8192, 8 } };
+	unsigned long got[ARRAY_SIZE(c)];
+	struct slabx_info info;
+	int i;
+
+	require_sheaves(test);
+	for (i = 0; i < ARRAY_SIZE(c); i++) {
+		struct slabx_cache *s = cache(test, "kunit-barn-bytes",
+					      c[i].size, c[i].capacity);
+		unsigned long bytes;
+
+		slabx_cache_info(s, &info);
+		bytes = (unsigned long)info.sheaf_capacity * info.stride;
+		got[i] = info.barn_max_full;
+		KUNIT_EXPECT_EQ(test, got[i], clamp(SZ_256K / bytes, 10UL, 32UL));
+		KUNIT_EXPECT_EQ(test, cache_destroy(test, s), 0);
+	}
+	KUNIT_EXPECT_EQ(test, got[0], 32UL);
+	KUNIT_EXPECT_GT(test, got[1], 10UL);
+	KUNIT_EXPECT_LT(test, got[1], 32UL);
+	KUNIT_EXPECT_EQ(test, got[2], 10UL);
+}
+
+/*
  * A burst larger than the barn overflows into the slabs. Up to as many
- * emptied slabs as hold the barn's full sheaves stay, so the next such
+ * emptied slabs as hold 10 full sheaves stay, so the next such
  * burst makes no new slab and frees none; a shrink gives them back. The
  * burst: main, spare and a full barn (barn_max_full sheaves, 32 here), and
  * 5 sheaves' worth more, which takes about 11 slabs of 15 objects.
@@ -367,6 +399,7 @@ static struct kunit_case slabx_sheaf_cases[] = {
 	KUNIT_CASE(alloc_free_paths),
 	KUNIT_CASE(barn_put_and_get),
 	KUNIT_CASE(barn_limit_and_shrinker),
+	KUNIT_CASE(barn_limit_by_bytes),
 	KUNIT_CASE(burst_keeps_its_slabs),
 	KUNIT_CASE(remote_node_bypasses_sheaves),
 	KUNIT_CASE(refill_with_nowait_gfp),
