@@ -28,6 +28,7 @@
 #include <linux/hash.h>
 #include <linux/irq_work.h>
 #include <linux/list.h>
+#include <linux/log2.h>
 #include <linux/lockdep.h>
 #include <linux/mm.h>
 #include <linux/nodemask.h>
@@ -112,12 +113,14 @@ void slabx_cache_set_geometry(struct slabx_cache *s, unsigned int size,
 			ALIGN(size, sizeof(void *)) + SLABX_KASAN_MIN_REDZONE);
 	s->stride = ALIGN(payload, align);
 	s->stride_recip = reciprocal_value(s->stride);
+	s->stride_mask = is_power_of_2(s->stride) ? s->stride - 1 : 0;
 	s->order = s->flags & SLABX_KMALLOC_CLASS ? SLABX_KMALLOC_ORDER :
 		   slab_order(s->stride, align);
 	s->first_offset = slab_first_offset(PAGE_SIZE << s->order, s->stride,
 					    align);
 	s->objs_per_slab = ((PAGE_SIZE << s->order) - s->first_offset) /
 			   s->stride;
+	s->objs_span = s->objs_per_slab * s->stride;
 	s->rcu_bitmap_longs = BITS_TO_LONGS(s->objs_per_slab);
 }
 

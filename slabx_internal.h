@@ -293,8 +293,11 @@ struct slabx_stats {
  * @stride: distance between objects in a slab.
  * @stride_recip: @stride as a reciprocal, to divide by it on every free
  *	without a division instruction.
+ * @stride_mask: @stride - 1 when @stride is a power of two (a free checks
+ *	the object's offset with it instead of dividing), else 0.
  * @align: effective object alignment.
  * @first_offset: offset of the first object from the slab start.
+ * @objs_span: bytes from the first object to the end of the last one.
  * @fp_offset: where a free object stores the next free one.
  * @fp_random: with %CONFIG_SLAB_FREELIST_HARDENED, the secret mixed into
  *	every stored free pointer.
@@ -342,8 +345,10 @@ struct slabx_cache {
 	unsigned int object_size;
 	unsigned int stride;
 	struct reciprocal_value stride_recip;
+	unsigned int stride_mask;
 	unsigned int align;
 	unsigned int first_offset;
+	unsigned int objs_span;
 	unsigned int fp_offset;
 #ifdef CONFIG_SLAB_FREELIST_HARDENED
 	unsigned long fp_random;
@@ -481,12 +486,6 @@ static inline void *slabx_slab_base(struct slabx_slab *slab)
 	return slab;
 }
 
-static inline void *slabx_slab_end(struct slabx_cache *s,
-				   struct slabx_slab *slab)
-{
-	return slabx_slab_base(slab) + (PAGE_SIZE << s->order);
-}
-
 /*
  * The slab an address of the direct map would belong to: slabs are
  * naturally aligned blocks of physical memory, so rounding the physical
@@ -599,17 +598,18 @@ static __always_inline bool slabx_slab_holds(struct slabx_cache *s,
 					     struct slabx_slab *slab,
 					     void *obj)
 {
-	unsigned long off, idx;
+	unsigned long off;
 
 	if (!slab)
 		goto bad;
-	off = obj - slabx_slab_base(slab);
-	if (off < s->first_offset || obj >= slabx_slab_end(s, slab))
+	/* Wraps to a huge offset below the first object. */
+	off = (unsigned long)(obj - slabx_slab_base(slab)) - s->first_offset;
+	/* In the header, in the space after the last object, or beyond. */
+	if (off >= s->objs_span)
 		goto bad;
-	off -= s->first_offset;
-	idx = reciprocal_divide(off, s->stride_recip);
-	/* Not the space after the last object, nor inside an object. */
-	if (idx >= s->objs_per_slab || idx * s->stride != off)
+	/* Inside an object. */
+	if (s->stride_mask ? off & s->stride_mask :
+	    reciprocal_divide(off, s->stride_recip) * s->stride != off)
 		goto bad;
 	return true;
 bad:

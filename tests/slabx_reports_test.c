@@ -18,6 +18,7 @@
 #include <kunit/test.h>
 #include <linux/completion.h>
 #include <linux/kthread.h>
+#include <linux/log2.h>
 #include <linux/mm.h>
 #include <linux/rcupdate.h>
 #include <linux/sizes.h>
@@ -429,6 +430,61 @@ static void double_free_in_debug_cache(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, objects_held(s), 0);
 }
 
+/*
+ * Frees off the grid of objects of a debug cache of @size: into an
+ * object, into the slab header before the first object, at the slab's
+ * last byte (in the last object or the space after it). Each is refused
+ * and reported, and the object is still there to free.
+ * Return: whether the stride is a power of two.
+ */
+static bool free_off_grid(struct kunit *test, unsigned int size)
+{
+	struct slabx_cache_args args = { .flags = SLABX_DEBUG };
+	struct bad_access b = { .fn = free_obj };
+	struct slabx_info info;
+	void *obj, *base, *bad[4];
+	unsigned long bytes;
+	int i;
+
+	b.s = cache_create(test, "misuse_grid", size, &args);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, b.s);
+	slabx_cache_info(b.s, &info);
+	bytes = PAGE_SIZE << info.order;
+	obj = slabx_alloc(b.s, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, obj);
+	base = (void *)ALIGN_DOWN((unsigned long)obj, bytes);
+	bad[0] = obj + 1;
+	bad[1] = obj + info.stride / 2;
+	bad[2] = base;
+	bad[3] = base + bytes - 1;
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		b.obj = bad[i];
+		expect_report(test, &b, "warning: not an object of this cache");
+	}
+	KUNIT_EXPECT_EQ(test, slabx_cache_stat(b.s, SLABX_FREE_INVALID),
+			ARRAY_SIZE(bad));
+	KUNIT_EXPECT_EQ(test, objects_held(b.s), 1);
+	slabx_free(b.s, obj);
+	KUNIT_EXPECT_EQ(test, objects_held(b.s), 0);
+	cache_destroy(test, b.s);
+	return is_power_of_2(info.stride);
+}
+
+/*
+ * A free checks a power-of-two stride with a mask, any other with a
+ * division: these sizes give both, with KASAN's redzones and without.
+ */
+static void free_off_the_object_grid(struct kunit *test)
+{
+	static const unsigned int sizes[] = { 48, 64, 96, 128 };
+	unsigned int i, pow2 = 0;
+
+	for (i = 0; i < ARRAY_SIZE(sizes); i++)
+		pow2 += free_off_grid(test, sizes[i]);
+	KUNIT_EXPECT_GT(test, pow2, 0U);
+	KUNIT_EXPECT_LT(test, pow2, (unsigned int)ARRAY_SIZE(sizes));
+}
+
 static void free_reserved_obj(struct bad_access *b)
 {
 	slabx_free_reserved(b->res, b->obj);
@@ -547,6 +603,7 @@ static struct kunit_case misuse_cases[] = {
 	KUNIT_CASE(kfree_of_foreign_pointer),
 	KUNIT_CASE(free_outside_the_direct_map),
 	KUNIT_CASE(free_into_a_direct_map_hole),
+	KUNIT_CASE(free_off_the_object_grid),
 	KUNIT_CASE(double_free_in_debug_cache),
 	KUNIT_CASE(double_free_through_reservation),
 	KUNIT_CASE(destroy_names_leaks_and_refuses_alloc),
