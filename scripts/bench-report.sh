@@ -38,8 +38,9 @@ figures()
 			if ($i == "rcu/plain")
 				print "size " $2 " free_rcu rcu/plain\t" num($(i + 1))
 	}
-	# One CPU, then all of them (with one CPU online both say "1 CPU").
-	/^objpool: pop\+push/ && /ratio slabx\/lib/ {
+	# Each mode on one CPU, then all of them (with one CPU online both
+	# say "1 CPU"); not the ring memory line.
+	/^objpool: / && /Mpairs\/s/ && /ratio slabx\/lib/ {
 		key = "objpool " $2 (seen[$2]++ ? " allcpus" : " 1cpu")
 		print key " slabx/lib\t" num($NF)
 	}' "$1"

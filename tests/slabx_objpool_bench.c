@@ -1,16 +1,27 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * In-guest benchmark of slabx's objpool against the kernel's lib/objpool,
- * in the same boot, on the same parameters (1024 objects of 64 bytes).
+ * in the same boot, on the same parameters, in the modes of the kernel's
+ * lib/test_objpool.c:
  *
- * Pop+push pairs are counted for a fixed time by one kthread bound to each
- * CPU taking part: one CPU, then every online CPU; each again with an
- * hrtimer per CPU that pops and pushes in hard-IRQ context every 20 us.
- * The figure is millions of pairs per second, per CPU and in total, best of
- * @rounds rounds with the two pools alternating; the ratio is slabx/lib
- * (above 1.00 means slabx does more pairs). Then the ring memory of both
- * (lib/objpool's from its own fields: a ring of @capacity pointers per
- * possible CPU).
+ * - "pop+push" (its sync mode): pop one object, push it back, in a loop;
+ * - "pop+push+timer" (sync & hrtimer): the same, and an hrtimer per CPU
+ *   that does 4 such pairs in hard-IRQ context every 20 us;
+ * - "overrun" (sync overrun): pop 16 objects, or as many as there are,
+ *   then push back those popped, from a pool of 8 objects per possible CPU;
+ * - "async+timer" (async & hrtimer): pop 4, push them back with preemption
+ *   off, and an hrtimer per CPU that does the same, from such a small pool.
+ *
+ * The first two use 1024 objects of 64 bytes. Each mode is counted for a
+ * fixed time by one kthread bound to each CPU taking part: one CPU, then
+ * every online CPU. The figure is millions of objects popped and pushed
+ * back per second, per CPU and in total, best of @rounds rounds with the
+ * two pools alternating; the ratio is slabx/lib (above 1.00 means slabx
+ * does more). Then the ring memory of both (lib/objpool's from its own
+ * fields: a ring of @capacity pointers per possible CPU).
+ *
+ * lib/test_objpool.c's plain async mode sleeps 100 ms per cycle: it tests
+ * the pool's lifecycle, not its speed, and has no figure here.
  *
  * "insmod slabx_objpool_bench.ko [rounds=R] [ms=T]": T ms per run.
  */
@@ -32,8 +43,9 @@
 
 #define POOL_OBJS	1024
 #define POOL_OBJ_SIZE	64
+#define SMALL_POOL_PER_CPU	8
 #define TIMER_NS	(20 * NSEC_PER_USEC)
-#define TIMER_PAIRS	4
+#define MAX_BULK	16
 
 static unsigned int rounds = 5;
 module_param(rounds, uint, 0444);
@@ -74,11 +86,39 @@ static const struct pool_ops bench_pools[2] = {
 	{ slabx_pop, slabx_push },
 };
 
+/**
+ * struct mode - what each kthread, and its CPU's hrtimer, does in a loop
+ * @name: the figure's name.
+ * @bulk: objects a kthread pops before pushing back those it got.
+ * @pin: the kthread pushes them back with preemption off.
+ * @timer_bulk: the same for the hrtimer; 0 for no hrtimer.
+ * @timer_reps: such cycles per hrtimer expiry.
+ * @small: the pool holds %SMALL_POOL_PER_CPU objects per possible CPU,
+ *	not %POOL_OBJS.
+ */
+struct mode {
+	const char *name;
+	unsigned int bulk;
+	bool pin;
+	unsigned int timer_bulk;
+	unsigned int timer_reps;
+	bool small;
+};
+
+static const struct mode bench_modes[] = {
+	{ .name = "pop+push", .bulk = 1 },
+	{ .name = "pop+push+timer", .bulk = 1, .timer_bulk = 1,
+	  .timer_reps = 4 },
+	{ .name = "overrun", .bulk = 16, .small = true },
+	{ .name = "async+timer", .bulk = 4, .pin = true, .timer_bulk = 4,
+	  .timer_reps = 1, .small = true },
+};
+
 struct run {
 	const struct pool_ops *ops;
+	const struct mode *mode;
 	void *pool;
 	u64 end;
-	bool with_timer;
 	atomic_t running;
 	atomic64_t pairs;
 	struct completion done;
@@ -89,6 +129,10 @@ struct runner {
 	struct hrtimer timer;
 };
 
+/*
+ * @n pops, each pushed back at once. Return: the objects popped. Bulk
+ * cycles (below) cost more around each pop than a pop+push itself.
+ */
 static unsigned long pairs(struct run *r, unsigned int n)
 {
 	unsigned long done = 0;
@@ -105,11 +149,39 @@ static unsigned long pairs(struct run *r, unsigned int n)
 	return done;
 }
 
+/* Pop @bulk objects, push back those popped. Return: how many. */
+static unsigned int cycle(struct run *r, unsigned int bulk, bool pin)
+{
+	void *objs[MAX_BULK];
+	unsigned int i, n = 0;
+
+	for (i = 0; i < bulk; i++) {
+		objs[n] = r->ops->pop(r->pool);
+		if (objs[n])
+			n++;
+	}
+	if (pin)
+		preempt_disable();
+	for (i = n; i-- > 0;)
+		r->ops->push(objs[i], r->pool);
+	if (pin)
+		preempt_enable();
+	return n;
+}
+
 static enum hrtimer_restart runner_timer(struct hrtimer *timer)
 {
 	struct runner *w = container_of(timer, struct runner, timer);
+	const struct mode *m = w->run->mode;
+	unsigned long done = 0;
+	unsigned int i;
 
-	atomic64_add(pairs(w->run, TIMER_PAIRS), &w->run->pairs);
+	if (m->timer_bulk == 1)
+		done = pairs(w->run, m->timer_reps);
+	else
+		for (i = 0; i < m->timer_reps; i++)
+			done += cycle(w->run, m->timer_bulk, false);
+	atomic64_add(done, &w->run->pairs);
 	if (ktime_get_ns() >= w->run->end)
 		return HRTIMER_NORESTART;
 	hrtimer_forward_now(timer, ns_to_ktime(TIMER_NS));
@@ -120,19 +192,25 @@ static int runner_fn(void *arg)
 {
 	struct runner *w = arg;
 	struct run *r = w->run;
+	const struct mode *m = r->mode;
 	unsigned long done = 0;
+	unsigned int i;
 
-	if (r->with_timer) {
+	if (m->timer_bulk) {
 		hrtimer_init(&w->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
 		w->timer.function = runner_timer;
 		hrtimer_start(&w->timer, ns_to_ktime(TIMER_NS),
 			      HRTIMER_MODE_REL_HARD);
 	}
 	while (ktime_get_ns() < r->end) {
-		done += pairs(r, 256);
+		if (m->bulk == 1)
+			done += pairs(r, 256);
+		else
+			for (i = 0; i < 256; i++)
+				done += cycle(r, m->bulk, m->pin);
 		cond_resched();
 	}
-	if (r->with_timer)
+	if (m->timer_bulk)
 		hrtimer_cancel(&w->timer);
 	atomic64_add(done, &r->pairs);
 	if (atomic_dec_and_test(&r->running))
@@ -140,12 +218,12 @@ static int runner_fn(void *arg)
 	return 0;
 }
 
-/* One run on the first @nr online CPUs. Return: pairs per second. */
+/* One run on the first @nr online CPUs. Return: objects per second. */
 static long run_once(const struct pool_ops *ops, void *pool, unsigned int nr,
-		     bool with_timer)
+		     const struct mode *mode)
 {
 	struct runner *w;
-	struct run r = { .ops = ops, .pool = pool, .with_timer = with_timer };
+	struct run r = { .ops = ops, .pool = pool, .mode = mode };
 	unsigned int cpu, n = 0;
 	u64 start;
 
@@ -181,15 +259,16 @@ static long run_once(const struct pool_ops *ops, void *pool, unsigned int nr,
 			 ktime_get_ns() - start);
 }
 
-static int pools_init(struct objpool_head *lib, struct slabx_objpool_head *sx)
+static int pools_init(struct objpool_head *lib, struct slabx_objpool_head *sx,
+		      int nr_objs)
 {
 	int ret;
 
-	ret = objpool_init(lib, POOL_OBJS, POOL_OBJ_SIZE, GFP_KERNEL, NULL,
+	ret = objpool_init(lib, nr_objs, POOL_OBJ_SIZE, GFP_KERNEL, NULL,
 			   NULL, NULL);
 	if (ret)
 		return ret;
-	ret = slabx_objpool_init(sx, POOL_OBJS, POOL_OBJ_SIZE, GFP_KERNEL,
+	ret = slabx_objpool_init(sx, nr_objs, POOL_OBJ_SIZE, GFP_KERNEL,
 				 NULL, NULL, NULL);
 	if (ret)
 		objpool_fini(lib);
@@ -209,20 +288,21 @@ static void print_figure(const char *what, unsigned int nr, long best[2])
 		ratio / 1000, ratio % 1000);
 }
 
-static int bench_config(void *pools[2], unsigned int nr, bool with_timer)
+static int bench_config(void *pools[2], unsigned int nr,
+			const struct mode *mode)
 {
 	long best[2] = { 0, 0 }, t;
 	unsigned int round, k;
 
 	for (round = 0; round < rounds; round++) {
 		for (k = 0; k < 2; k++) {
-			t = run_once(&bench_pools[k], pools[k], nr, with_timer);
+			t = run_once(&bench_pools[k], pools[k], nr, mode);
 			if (t < 0)
 				return t;
 			best[k] = max(best[k], t);
 		}
 	}
-	print_figure(with_timer ? "pop+push+timer" : "pop+push", nr, best);
+	print_figure(mode->name, nr, best);
 	return 0;
 }
 
@@ -240,38 +320,55 @@ static void print_memory(struct objpool_head *lib,
 		st.ring_bytes / theirs, st.ring_bytes * 1000 / theirs % 1000);
 }
 
-static int __init objpool_bench_init(void)
+/*
+ * The modes whose pools are small (@small) or not, on pools of that size,
+ * then the ring memory of the large ones.
+ */
+static int bench_modes_on(bool small)
 {
+	int nr_objs = small ? SMALL_POOL_PER_CPU * num_possible_cpus() :
+			      POOL_OBJS;
+	unsigned int all = num_online_cpus(), i;
 	struct slabx_objpool_head *sx;
 	struct objpool_head *lib;
-	unsigned int all = num_online_cpus();
 	void *pools[2];
 	int ret;
 
-	if (!rounds || rounds > 100 || !ms || ms > 10000) {
-		pr_warn("rounds must be 1..100 and ms 1..10000\n");
-		return -EINVAL;
-	}
 	lib = kzalloc(sizeof(*lib), GFP_KERNEL);
 	sx = kzalloc(sizeof(*sx), GFP_KERNEL);
-	ret = lib && sx ? pools_init(lib, sx) : -ENOMEM;
+	ret = lib && sx ? pools_init(lib, sx, nr_objs) : -ENOMEM;
 	if (ret)
 		goto out;
 	pools[0] = lib;
 	pools[1] = sx;
-	pr_info("%u rounds of %u ms, best round per figure, %u CPUs online\n",
-		rounds, ms, all);
-	ret = bench_config(pools, 1, false) ?:
-	      bench_config(pools, all, false) ?:
-	      bench_config(pools, 1, true) ?:
-	      bench_config(pools, all, true);
-	if (!ret)
+	for (i = 0; i < ARRAY_SIZE(bench_modes) && !ret; i++) {
+		const struct mode *m = &bench_modes[i];
+
+		if (m->small == small)
+			ret = bench_config(pools, 1, m) ?:
+			      bench_config(pools, all, m);
+	}
+	if (!ret && !small)
 		print_memory(lib, sx);
 	objpool_fini(lib);
 	slabx_objpool_fini(sx);
 out:
 	kfree(lib);
 	kfree(sx);
+	return ret;
+}
+
+static int __init objpool_bench_init(void)
+{
+	int ret;
+
+	if (!rounds || rounds > 100 || !ms || ms > 10000) {
+		pr_warn("rounds must be 1..100 and ms 1..10000\n");
+		return -EINVAL;
+	}
+	pr_info("%u rounds of %u ms, best round per figure, %u CPUs online\n",
+		rounds, ms, num_online_cpus());
+	ret = bench_modes_on(false) ?: bench_modes_on(true);
 	if (ret)
 		pr_warn("failed: %d\n", ret);
 	else

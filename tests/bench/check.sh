@@ -99,8 +99,27 @@ free_rcu_plain_line()
 	[ "$(grep -c . "$tmp/plain")" -eq 2 ]
 }
 
+# The objpool modes of lib/test_objpool.c, each keyed by its name and its
+# CPUs; the ring memory line is not a figure.
+objpool_mode_lines()
+{
+	printf '%s\n' \
+		'objpool: overrun        1 CPU  lib     1.20 Mpairs/s (1.20 per CPU)  slabx     2.40 Mpairs/s (2.40 per CPU)  ratio slabx/lib 2.013' \
+		'objpool: overrun        2 CPUs lib     2.00 Mpairs/s (1.00 per CPU)  slabx     3.00 Mpairs/s (1.50 per CPU)  ratio slabx/lib 1.512' \
+		'objpool: async+timer    1 CPU  lib     1.00 Mpairs/s (1.00 per CPU)  slabx     1.25 Mpairs/s (1.25 per CPU)  ratio slabx/lib 1.254' \
+		'objpool: ring bytes, 1024 objects, 2 possible CPUs: lib 16416 slabx 17200 ratio slabx/lib 1.047' \
+		> "$tmp/modes.txt"
+	figures "$tmp/modes.txt" > "$tmp/modes"
+	grep -qxP 'objpool overrun 1cpu slabx/lib\t2.013' "$tmp/modes" &&
+	grep -qxP 'objpool overrun allcpus slabx/lib\t1.512' "$tmp/modes" &&
+	grep -qxP 'objpool async\+timer 1cpu slabx/lib\t1.254' "$tmp/modes" &&
+	[ "$(grep -c . "$tmp/modes")" -eq 3 ]
+}
+
 figures_of_one_boot
 result $? "figures of one boot"
+objpool_mode_lines
+result $? "objpool mode lines"
 reserve_lines
 result $? "reserve lines"
 free_rcu_plain_line
