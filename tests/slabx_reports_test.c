@@ -432,39 +432,65 @@ static void double_free_in_debug_cache(struct kunit *test)
 
 /*
  * Frees off the grid of objects of a debug cache of @size: into an
- * object, into the slab header before the first object, at the slab's
- * last byte (in the last object or the space after it). Each is refused
- * and reported, and the object is still there to free.
+ * object, into the slab header, at the slab's last byte, and at the grid
+ * points just outside the objects, before the first one (when the header
+ * is that large) and after the last one (when there is space after it).
+ * One whole slab of objects is allocated, on one node, to find the first
+ * and the last. Each free is refused and reported, and the objects are
+ * still there to free.
  * Return: whether the stride is a power of two.
  */
 static bool free_off_grid(struct kunit *test, unsigned int size)
 {
 	struct slabx_cache_args args = { .flags = SLABX_DEBUG };
 	struct bad_access b = { .fn = free_obj };
+	void *base, *first, *last, *end, *bad[6];
+	unsigned int i, nr = 0, in_slab = 0;
+	int nid = numa_mem_id();
 	struct slabx_info info;
-	void *obj, *base, *bad[4];
 	unsigned long bytes;
-	int i;
+	void **o;
 
 	b.s = cache_create(test, "misuse_grid", size, &args);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, b.s);
 	slabx_cache_info(b.s, &info);
 	bytes = PAGE_SIZE << info.order;
-	obj = slabx_alloc(b.s, GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, obj);
-	base = (void *)ALIGN_DOWN((unsigned long)obj, bytes);
-	bad[0] = obj + 1;
-	bad[1] = obj + info.stride / 2;
-	bad[2] = base;
-	bad[3] = base + bytes - 1;
-	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+	o = kunit_kcalloc(test, info.objs_per_slab, sizeof(*o), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, o);
+	for (i = 0; i < info.objs_per_slab; i++)
+		o[i] = slabx_alloc_node(b.s, GFP_KERNEL, nid);
+	/* A fresh cache: the objects fill one slab before another is made. */
+	base = (void *)ALIGN_DOWN((unsigned long)o[0], bytes);
+	end = base + bytes;
+	first = o[0];
+	last = o[0];
+	for (i = 0; i < info.objs_per_slab; i++) {
+		KUNIT_ASSERT_NOT_NULL(test, o[i]);
+		if (o[i] < base || o[i] >= end)
+			continue;
+		in_slab++;
+		first = min(first, o[i]);
+		last = max(last, o[i]);
+	}
+	KUNIT_ASSERT_EQ(test, in_slab, info.objs_per_slab);
+	bad[nr++] = first + 1;
+	bad[nr++] = first + info.stride / 2;
+	bad[nr++] = base;
+	bad[nr++] = end - 1;
+	if (first - info.stride >= base)
+		bad[nr++] = first - info.stride;
+	if (last + info.stride < end)
+		bad[nr++] = last + info.stride;
+	for (i = 0; i < nr; i++) {
 		b.obj = bad[i];
 		expect_report(test, &b, "warning: not an object of this cache");
 	}
 	KUNIT_EXPECT_EQ(test, slabx_cache_stat(b.s, SLABX_FREE_INVALID),
-			ARRAY_SIZE(bad));
-	KUNIT_EXPECT_EQ(test, objects_held(b.s), 1);
-	slabx_free(b.s, obj);
+			(unsigned long)nr);
+	KUNIT_EXPECT_EQ(test, objects_held(b.s),
+			(unsigned long)info.objs_per_slab);
+	for (i = 0; i < info.objs_per_slab; i++)
+		slabx_free(b.s, o[i]);
 	KUNIT_EXPECT_EQ(test, objects_held(b.s), 0);
 	cache_destroy(test, b.s);
 	return is_power_of_2(info.stride);
