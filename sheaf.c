@@ -148,13 +148,16 @@ void slabx_sheaf_stash_empty(struct slabx_cache *s, struct slabx_barn *barn,
  * slabx_sheaf_default_capacity() - sheaf capacity for a cache without one given
  * @stride: the cache's object stride.
  *
- * About 8 KiB of objects per sheaf, between 4 and 64 objects.
+ * About 16 KiB of objects per sheaf, between 4 and 64 objects. What is
+ * paid once per sheaf (a barn exchange; for slabx_free_rcu() a call_rcu()
+ * and, while grace periods are pending, a sheaf allocation) is spread
+ * over that many objects.
  *
  * Return: the capacity.
  */
 unsigned int slabx_sheaf_default_capacity(unsigned int stride)
 {
-	return clamp(8192U / stride, 4U, 64U);
+	return clamp(16384U / stride, 4U, 64U);
 }
 
 /* ---- the per-CPU sheaves ---------------------------------------------------- */

@@ -197,8 +197,9 @@ static void barn_limit_by_bytes(struct kunit *test)
  * A burst larger than the barn overflows into the slabs. Up to as many
  * emptied slabs as hold 10 full sheaves stay, so the next such
  * burst makes no new slab and frees none; a shrink gives them back. The
- * burst: main, spare and a full barn (barn_max_full sheaves, 32 here), and
- * 5 sheaves' worth more, which takes about 11 slabs of 15 objects.
+ * burst: main, spare and a full barn (barn_max_full sheaves of 64, 16
+ * here), and 5 sheaves' worth more, which takes about 22 slabs of 15
+ * objects.
  */
 static void burst_keeps_its_slabs(struct kunit *test)
 {
