@@ -66,7 +66,8 @@ static struct slabx_sheaf *take(struct list_head *list, unsigned int *nr)
 	sheaf = list_first_entry_or_null(list, struct slabx_sheaf, barn_list);
 	if (sheaf) {
 		list_del(&sheaf->barn_list);
-		(*nr)--;
+		/* Peeked at without the lock: see slabx_barn_get_full(). */
+		WRITE_ONCE(*nr, *nr - 1);
 	}
 	return sheaf;
 }
@@ -75,7 +76,7 @@ static void put(struct slabx_sheaf *sheaf, struct list_head *list,
 		unsigned int *nr)
 {
 	list_add(&sheaf->barn_list, list);
-	(*nr)++;
+	WRITE_ONCE(*nr, *nr + 1);
 }
 
 /**
@@ -89,6 +90,12 @@ struct slabx_sheaf *slabx_barn_get_full(struct slabx_barn *barn)
 	struct slabx_sheaf *sheaf;
 	unsigned long flags;
 
+	/*
+	 * An empty barn is not locked: a sheaf stored meanwhile is missed,
+	 * as it would be had it come just after this call.
+	 */
+	if (!READ_ONCE(barn->nr_full))
+		return NULL;
 	raw_spin_lock_irqsave(&barn->lock, flags);
 	sheaf = take(&barn->full, &barn->nr_full);
 	raw_spin_unlock_irqrestore(&barn->lock, flags);
@@ -106,6 +113,9 @@ struct slabx_sheaf *slabx_barn_get_empty(struct slabx_barn *barn)
 	struct slabx_sheaf *sheaf;
 	unsigned long flags;
 
+	/* As in slabx_barn_get_full(). */
+	if (!READ_ONCE(barn->nr_empty))
+		return NULL;
 	raw_spin_lock_irqsave(&barn->lock, flags);
 	sheaf = take(&barn->empty, &barn->nr_empty);
 	raw_spin_unlock_irqrestore(&barn->lock, flags);
@@ -167,6 +177,9 @@ struct slabx_sheaf *slabx_barn_exchange_empty(struct slabx_barn *barn,
 	struct slabx_sheaf *full;
 	unsigned long flags;
 
+	/* As in slabx_barn_get_full(). */
+	if (!READ_ONCE(barn->nr_full))
+		return NULL;
 	raw_spin_lock_irqsave(&barn->lock, flags);
 	full = take(&barn->full, &barn->nr_full);
 	if (full)
@@ -224,8 +237,8 @@ void slabx_barn_take_all(struct slabx_barn *barn, struct list_head *full,
 	raw_spin_lock_irqsave(&barn->lock, flags);
 	list_splice_init(&barn->full, full);
 	list_splice_init(&barn->empty, empty);
-	barn->nr_full = 0;
-	barn->nr_empty = 0;
+	WRITE_ONCE(barn->nr_full, 0);
+	WRITE_ONCE(barn->nr_empty, 0);
 	raw_spin_unlock_irqrestore(&barn->lock, flags);
 }
 
