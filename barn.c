@@ -92,7 +92,9 @@ struct slabx_sheaf *slabx_barn_get_full(struct slabx_barn *barn)
 
 	/*
 	 * An empty barn is not locked: a sheaf stored meanwhile is missed,
-	 * as it would be had it come just after this call.
+	 * as it would be had it come just after this call. A caller that
+	 * must see a sheaf stored before some event orders its reads after
+	 * that event with an acquire (slabx_rcu_wait()).
 	 */
 	if (!READ_ONCE(barn->nr_full))
 		return NULL;

@@ -467,7 +467,12 @@ void slabx_rcu_wait(struct slabx_cache *s)
 	 */
 	synchronize_rcu();
 	rcu_free_flush_all(s);
-	wait_event(slabx_rcu_wq, !atomic_read(&s->rcu_inflight[old]));
+	/*
+	 * Acquire, pairing with the callbacks' fully ordered decrement:
+	 * the sheaves they stored are seen after, by a barn's lockless
+	 * look at its counts too (slabx_barn_get_full()).
+	 */
+	wait_event(slabx_rcu_wq, !atomic_read_acquire(&s->rcu_inflight[old]));
 	mutex_unlock(&s->rcu_barrier_mutex);
 }
 

@@ -110,7 +110,8 @@ struct slabx_sheaf {
 
 /**
  * struct slabx_barn - one node's store of full and empty sheaves
- * @lock: protects the lists and counts.
+ * @lock: protects the lists and counts; the counts are also read without
+ *	it, to leave an empty barn unlocked (see barn.c).
  * @full: sheaves with size == capacity.
  * @empty: sheaves with size == 0.
  * @reserve: the node's part of the cache's reserve (see reserve.c):
