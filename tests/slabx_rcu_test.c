@@ -121,7 +121,7 @@ static void reader_keeps_objects(struct kunit *test)
 {
 	struct slabx_cache *s = cache(test, "kunit-rcu-reader", 64, 8);
 	void **o = kunit_kcalloc(test, 8, sizeof(*o), GFP_KERNEL);
-	void **tmp = kunit_kcalloc(test, 128, sizeof(*tmp), GFP_KERNEL);
+	void **tmp = kunit_kcalloc(test, 192, sizeof(*tmp), GFP_KERNEL);
 	unsigned long submitted, done;
 	int bad, got, i, found = 0;
 	struct snap sn;
@@ -154,17 +154,18 @@ static void reader_keeps_objects(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, rcu_waiting(s), 0UL);
 
 	/*
-	 * Reused: the main and spare sheaves first, then the barn's, where
-	 * the churn's sheaves may have landed after the rcu sheaf (the
-	 * grace period can end before they are freed): at most 8 + 8 + 10
-	 * sheaves of 8 come before it.
+	 * Reused: the main and spare sheaves first, then the barn's, newest
+	 * first. The churn's 8 sheaves may have landed after the rcu sheaf
+	 * (the grace period can end once the reader left, before they are
+	 * freed), and the 8 freed here do: at most 2 + 8 + 8 sheaves of 8
+	 * come before it (the barn keeps 32).
 	 */
 	free_n(s, tmp + 64, 64);
-	alloc_n(test, s, tmp, 128);
+	alloc_n(test, s, tmp, 192);
 	for (i = 0; i < 8; i++)
-		found += contains(tmp, 128, o[i]);
+		found += contains(tmp, 192, o[i]);
 	KUNIT_EXPECT_EQ(test, found, 8);
-	free_n(s, tmp, 128);
+	free_n(s, tmp, 192);
 	KUNIT_EXPECT_EQ(test, objects_held(s), 0UL);
 	KUNIT_EXPECT_EQ(test, cache_destroy(test, s), 0);
 }
