@@ -19,11 +19,20 @@
  * sleeps and loses nothing (slabx_slab_defer_rcu()).
  *
  * A partial rcu_free sheaf is queued by slabx_rcu_barrier(), by
- * slabx_cache_shrink() and when its CPU dies. Every rcu_free sheaf and
- * fallback batch is counted in its cache's rcu_inflight of the epoch in
- * which it opened, until its objects are free: slabx_rcu_barrier() waits
- * for that cache's work only, never for the RCU work of other caches, and
- * not for work that opened after it started.
+ * slabx_cache_shrink(), when its CPU dies, and by the age monitor once it
+ * has been open for %SLABX_RCU_FREE_MAX_AGE_MS, so that the objects of a
+ * CPU that stopped freeing are not held without end (kfree_rcu()'s own
+ * monitor drains its batches every 5 s). The monitor is a delayed work
+ * that runs only while some rcu_free sheaf is open: opening one arms it
+ * (with queue_delayed_work(), from any context slabx_free_rcu() allows,
+ * as kfree_rcu() arms its own), and it arms itself again while it saw one
+ * too young to queue.
+ *
+ * Every rcu_free sheaf and fallback batch is counted in its cache's
+ * rcu_inflight of the epoch in which it opened, until its objects are
+ * free: slabx_rcu_barrier() waits for that cache's work only, never for
+ * the RCU work of other caches, and not for work that opened after it
+ * started.
  *
  * The in-slab fallback lives at the end of this file: each node has two
  * batches of waiting objects and one RCU callback (see
@@ -31,14 +40,19 @@
  *
  * Lock order: per-CPU sheaves -> barn->lock (see slabx.c); the fallback
  * takes slabx_node->lock (a leaf) alone. call_rcu() is called with the
- * sheaves held or with no lock.
+ * sheaves held or with no lock, and so is queue_delayed_work(). The age
+ * monitor takes cpu_hotplug_lock (read) -> slabx_caches_mutex, the order
+ * of slabx.c, and waits for slabx_wq work items (which take neither) with
+ * both held, as SLUB's flush of every CPU waits with slab_mutex held.
  */
 #include <linux/atomic.h>
 #include <linux/bitmap.h>
 #include <linux/lockdep.h>
 #include <linux/cpu.h>
 #include <linux/cpumask.h>
+#include <linux/jiffies.h>
 #include <linux/module.h>
+#include <linux/mutex.h>
 #include <linux/preempt.h>
 #include <linux/rcupdate.h>
 #include <linux/timekeeping.h>
@@ -193,6 +207,155 @@ void slabx_rcu_free_flush_cpu(struct slabx_cache *s, unsigned int cpu)
 					  cpu_to_mem(cpu));
 }
 
+/* ---- the age monitor ---------------------------------------------------- */
+
+static void rcu_free_monitor_fn(struct work_struct *work);
+static DECLARE_DELAYED_WORK(rcu_free_monitor, rcu_free_monitor_fn);
+/* Set at module exit, and by tests that need partial sheaves kept. */
+static bool rcu_free_monitor_off;
+/* Set by rcu_free_queue_aged() for the monitor, which waits for it. */
+static bool rcu_free_monitor_young;
+
+/*
+ * Run the monitor in SLABX_RCU_FREE_MAX_AGE_MS unless it is due already.
+ * No look at the pending bit first: queue_delayed_work()'s own test and
+ * set is fully ordered, so a monitor that ran meanwhile either is queued
+ * again or saw the sheaf that opened.
+ */
+static void rcu_free_monitor_arm(void)
+{
+	if (!READ_ONCE(rcu_free_monitor_off))
+		queue_delayed_work(system_unbound_wq, &rcu_free_monitor,
+				   msecs_to_jiffies(SLABX_RCU_FREE_MAX_AGE_MS));
+}
+
+/*
+ * On the CPU whose sheaf the monitor found aged: queue it if it is, by
+ * this CPU's own stamp (the monitor's remote look may be stale, or the
+ * sheaf replaced by a younger one since), else tell the monitor.
+ */
+static void rcu_free_queue_aged(struct slabx_cache *s)
+{
+	unsigned long age = msecs_to_jiffies(SLABX_RCU_FREE_MAX_AGE_MS);
+	struct slabx_cpu_sheaves *pcs;
+
+	/* A kworker bound to the CPU: nothing of this CPU holds the sheaves. */
+	pcs = pcs_lock(s);
+	if (WARN_ON_ONCE(!pcs))
+		return;
+	if (pcs->rcu_free && pcs->rcu_free->size) {
+		if (time_before(jiffies, pcs->rcu_free_opened + age)) {
+			WRITE_ONCE(rcu_free_monitor_young, true);
+		} else {
+			slabx_stat_inc(s, SLABX_RCU_SHEAF_AGED);
+			slabx_rcu_free_submit_pcs(s, pcs, numa_mem_id());
+		}
+	}
+	pcs_unlock(pcs);
+}
+
+/* The monitor's work item on each CPU, and the CPUs it queued it on. */
+struct rcu_free_aged_work {
+	struct work_struct work;
+	struct slabx_cache *s;
+};
+
+static DEFINE_PER_CPU(struct rcu_free_aged_work, rcu_free_aged_works);
+static struct cpumask rcu_free_aged_cpus;
+
+static void rcu_free_aged_work_fn(struct work_struct *work)
+{
+	struct rcu_free_aged_work *w = container_of(work,
+						    struct rcu_free_aged_work,
+						    work);
+
+	rcu_free_queue_aged(w->s);
+}
+
+/*
+ * Queue the partial rcu_free sheaves of @s that look open for the age
+ * limit, on their CPUs: the work items of all of them first, then the
+ * wait for each. Return: whether one looked too young.
+ */
+static bool rcu_free_queue_aged_all(struct slabx_cache *s)
+{
+	unsigned long age = msecs_to_jiffies(SLABX_RCU_FREE_MAX_AGE_MS);
+	struct rcu_free_aged_work *w;
+	bool young = false;
+	unsigned int cpu;
+
+	if (!READ_ONCE(s->cpu_sheaves) || READ_ONCE(s->dead))
+		return false;
+	cpumask_clear(&rcu_free_aged_cpus);
+	for_each_online_cpu(cpu) {
+		struct slabx_cpu_sheaves *pcs = per_cpu_ptr(s->cpu_sheaves,
+							     cpu);
+
+		if (!READ_ONCE(pcs->rcu_free))
+			continue;
+		if (time_before(jiffies, READ_ONCE(pcs->rcu_free_opened) + age)) {
+			young = true;
+			continue;
+		}
+		w = per_cpu_ptr(&rcu_free_aged_works, cpu);
+		INIT_WORK(&w->work, rcu_free_aged_work_fn);
+		w->s = s;
+		slabx_queue_on_cpu(cpu, &w->work);
+		cpumask_set_cpu(cpu, &rcu_free_aged_cpus);
+	}
+	for_each_cpu(cpu, &rcu_free_aged_cpus)
+		flush_work(&per_cpu_ptr(&rcu_free_aged_works, cpu)->work);
+	return young;
+}
+
+/*
+ * Every listed cache's aged sheaves. A listed cache that is not dead is
+ * not being destroyed (cache_kill() takes slabx_caches_mutex), so its
+ * sheaves stay until the mutex is released.
+ */
+static void rcu_free_monitor_fn(struct work_struct *work)
+{
+	struct slabx_cache *s;
+	bool young = false;
+
+	if (READ_ONCE(rcu_free_monitor_off))
+		return;
+	WRITE_ONCE(rcu_free_monitor_young, false);
+	cpus_read_lock();
+	mutex_lock(&slabx_caches_mutex);
+	list_for_each_entry(s, &slabx_caches, list)
+		young |= rcu_free_queue_aged_all(s);
+	mutex_unlock(&slabx_caches_mutex);
+	cpus_read_unlock();
+	/* flush_work() waited for each: their flags are seen. */
+	if (young || READ_ONCE(rcu_free_monitor_young))
+		rcu_free_monitor_arm();
+}
+
+/**
+ * slabx_rcu_free_monitor_pause() - stop or restart the age monitor
+ * @pause: true stops it (partial rcu_free sheaves then wait for a
+ *	barrier, a shrink or a full sheaf); false restarts it and runs it
+ *	once now, before returning.
+ *
+ * For tests whose counts need partial sheaves kept, and for module exit,
+ * after which no cache opens a sheaf again.
+ *
+ * Context: process context, may sleep; not under cpus_read_lock() nor
+ * slabx_caches_mutex.
+ */
+void slabx_rcu_free_monitor_pause(bool pause)
+{
+	WRITE_ONCE(rcu_free_monitor_off, pause);
+	if (pause) {
+		cancel_delayed_work_sync(&rcu_free_monitor);
+		return;
+	}
+	mod_delayed_work(system_unbound_wq, &rcu_free_monitor, 0);
+	flush_delayed_work(&rcu_free_monitor);
+}
+EXPORT_SYMBOL_NS_GPL(slabx_rcu_free_monitor_pause, SLABX_TEST);
+
 /* Give rcu_free an empty sheaf that needs no allocation. */
 static bool rcu_free_get_empty(struct slabx_cache *s,
 			       struct slabx_cpu_sheaves *pcs)
@@ -232,8 +395,12 @@ static bool rcu_free_push(struct slabx_cache *s, struct slabx_slab *slab,
 	if (!pcs->rcu_free && !rcu_free_get_empty(s, pcs))
 		goto out;
 	sheaf = pcs->rcu_free;
-	if (!sheaf->size)		/* rcu_free is never left empty */
+	if (!sheaf->size) {		/* rcu_free is never left empty */
 		sheaf->rcu_epoch = slabx_rcu_open(s);
+		/* Checked by this CPU again before the monitor queues it. */
+		WRITE_ONCE(pcs->rcu_free_opened, jiffies);
+		rcu_free_monitor_arm();
+	}
 	sheaf->objects[sheaf->size++] = obj;
 	/*
 	 * A free_rcu and a free_rcu_sheaf (see struct slabx_stats), counted
@@ -337,10 +504,13 @@ static noinline void free_rcu_full(struct slabx_cache *s,
  * RCU readers that found @obj before this call may keep using it until
  * they leave their read-side critical section; its content is not touched
  * until then. The object goes into this CPU's rcu_free sheaf, which is
- * queued for a grace period as a whole when full, or by
- * slabx_rcu_barrier(); when no sheaf can take it, it waits in its slab
- * (see the top of this file). Either way nothing is lost and nothing is
- * allocated that could not fail harmlessly. A pointer that is not an
+ * queued for a grace period as a whole when full, by slabx_rcu_barrier(),
+ * or once it has been open for %SLABX_RCU_FREE_MAX_AGE_MS: the object is
+ * free again about twice that long plus a grace period after the call at
+ * the latest, as long as the kworkers of its CPU get to run (the monitor
+ * queues the sheaf from one). When no sheaf can take it, it waits in its
+ * slab (see the top of this file). Either way nothing is lost and nothing
+ * is allocated that could not fail harmlessly. A pointer that is not an
  * object of @s, or an object freed twice this way, is refused with a
  * warning (as in slabx_free()). Pool-mode caches do not support it: the
  * object is refused with a warning and stays allocated; so is an object of

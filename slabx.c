@@ -8,13 +8,16 @@
  * any-context page reserves and debugfs.
  *
  * Lock order:
- *   cpu_hotplug_lock (cpuhp callbacks, slabx_cache_shrink)
+ *   cpu_hotplug_lock (cpuhp callbacks, slabx_cache_shrink, the rcu_free
+ *   age monitor)
  *     slabx_caches_mutex
  *       per-CPU sheaves (in_use flag, preemption off; see sheaf.c)
  *         slabx_node->lock or slabx_barn->lock (raw, IRQs saved; leaves,
  *         never two at once)
  * slabx_cache_destroy() takes slabx_caches_mutex without cpu_hotplug_lock
- * and waits for RCU and for slabx_wq work items with neither held.
+ * and waits for RCU and for slabx_wq work items with neither held. The
+ * rcu_free age monitor (rcu_free.c) waits for slabx_wq work items with
+ * both held; those take neither.
  *
  * No page is allocated or freed with a node lock or the per-CPU sheaves
  * held.
@@ -152,6 +155,19 @@ void slabx_run_on_cpu(unsigned int cpu, void (*fn)(struct slabx_cache *s),
 	destroy_work_on_stack(&cw.work);
 }
 
+/**
+ * slabx_queue_on_cpu() - queue a work item on one CPU in slabx_wq
+ * @cpu: an online CPU; the caller holds cpus_read_lock().
+ * @work: the work item, not pending.
+ *
+ * For callers that queue work on several CPUs before waiting for any, as
+ * slabx_run_on_cpu() waits for each.
+ */
+void slabx_queue_on_cpu(unsigned int cpu, struct work_struct *work)
+{
+	queue_work_on(cpu, slabx_wq, work);
+}
+
 const char * const slabx_stat_names[SLABX_NR_STATS] = {
 	[SLABX_ALLOC]			= "alloc",
 	[SLABX_FREE]			= "free",
@@ -195,6 +211,7 @@ const char * const slabx_stat_names[SLABX_NR_STATS] = {
 	[SLABX_RESERVE_ALLOC]		= "reserve_alloc",
 	[SLABX_RESERVE_REFILL]		= "reserve_refill",
 	[SLABX_RESERVE_WAIT]		= "reserve_wait",
+	[SLABX_RCU_SHEAF_AGED]		= "rcu_sheaf_aged",
 };
 
 /* Objects a user gives back through the slab layer directly. */
@@ -1086,6 +1103,8 @@ static void __exit slabx_exit(void)
 {
 	struct slabx_cache *s, *tmp;
 
+	/* No cache opens an rcu_free sheaf any more. */
+	slabx_rcu_free_monitor_pause(true);
 	slabx_kmalloc_exit();
 	slabx_debugfs_exit();
 	slabx_shrinker_destroy(slabx_shrinker);

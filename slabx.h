@@ -39,6 +39,11 @@ struct slabx_sheaf;
 #define SLABX_MAX_SIZE		(32 * 1024)
 /* Largest alignment accepted by slabx_cache_create(), in bytes. */
 #define SLABX_MAX_ALIGN		4096
+/*
+ * A partial rcu_free sheaf is queued for its grace period once it has been
+ * open this long (see slabx_free_rcu()).
+ */
+#define SLABX_RCU_FREE_MAX_AGE_MS	1000
 
 /* Align objects to the L1 cache line (at least). */
 #define SLABX_HWCACHE_ALIGN	0x1U
@@ -146,6 +151,9 @@ struct slabx_cache_args {
  * @SLABX_RESERVE_REFILL: objects slabx_free_reserved() put into the
  *	reserve (counted in %SLABX_FREE too).
  * @SLABX_RESERVE_WAIT: times slabx_alloc_reserved() slept for an object.
+ * @SLABX_RCU_SHEAF_AGED: partial rcu_free sheaves queued by the age
+ *	monitor, open for %SLABX_RCU_FREE_MAX_AGE_MS or more (last, so that
+ *	the items before keep their values).
  * @SLABX_NR_STATS: number of counters.
  */
 enum slabx_stat_item {
@@ -191,6 +199,7 @@ enum slabx_stat_item {
 	SLABX_RESERVE_ALLOC,
 	SLABX_RESERVE_REFILL,
 	SLABX_RESERVE_WAIT,
+	SLABX_RCU_SHEAF_AGED,
 	SLABX_NR_STATS
 };
 

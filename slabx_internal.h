@@ -165,12 +165,15 @@ struct slabx_reserve {
  * @spare: a second sheaf, or NULL.
  * @rcu_free: objects given to slabx_free_rcu() on this CPU, all of the
  *	CPU's node; NULL or not full (a full one is queued at once).
+ * @rcu_free_opened: jiffies when @rcu_free took its first object; read by
+ *	the age monitor on another CPU (rcu_free.c).
  */
 struct slabx_cpu_sheaves {
 	bool in_use;
 	struct slabx_sheaf *main;
 	struct slabx_sheaf *spare;
 	struct slabx_sheaf *rcu_free;
+	unsigned long rcu_free_opened;
 };
 
 /**
@@ -1165,6 +1168,7 @@ void slabx_kmalloc_exit(void);
 /* slabx.c: work on one CPU in slabx's reclaim-safe workqueue */
 void slabx_run_on_cpu(unsigned int cpu, void (*fn)(struct slabx_cache *s),
 		      struct slabx_cache *s);
+void slabx_queue_on_cpu(unsigned int cpu, struct work_struct *work);
 
 /* nolock.c */
 void slabx_nolock_cache_init(struct slabx_cache *s);

@@ -11,6 +11,7 @@
 #include <linux/delay.h>
 #include <linux/hrtimer.h>
 #include <linux/irqflags.h>
+#include <linux/jiffies.h>
 #include <linux/kthread.h>
 #include <linux/prandom.h>
 #include <linux/rcupdate.h>
@@ -653,6 +654,90 @@ static void barrier_is_per_cache(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, cache_destroy(test, b), 0);
 }
 
+static void monitor_pause(void *unused)
+{
+	slabx_rcu_free_monitor_pause(true);
+}
+
+/*
+ * Wait until @n objects of @s given to slabx_free_rcu() since @sn are
+ * free again, for 30 times the age limit at most (a slow host).
+ * Return: the ms waited since @start.
+ */
+static unsigned long wait_rcu_done(struct slabx_cache *s, struct snap *sn,
+				   unsigned long n, unsigned long start)
+{
+	unsigned long limit = start +
+			      msecs_to_jiffies(30 * SLABX_RCU_FREE_MAX_AGE_MS);
+
+	while (delta(s, sn, SLABX_FREE_RCU_DONE) < n &&
+	       time_before(jiffies, limit))
+		msleep(20);
+	return jiffies_to_msecs(jiffies - start);
+}
+
+/*
+ * A partial rcu_free sheaf of a CPU that stops freeing is queued by the
+ * age monitor, once SLABX_RCU_FREE_MAX_AGE_MS old and not before; its
+ * objects are then free again with no barrier (about twice the age at
+ * most, plus a grace period). The other cases of the suite run with the
+ * monitor stopped, so that their partial sheaves stay partial however
+ * slow a step is. First the monitor is restarted right after the frees,
+ * so that it runs at once on a young sheaf and must arm itself again;
+ * then, with the monitor idle, a new sheaf opens and must arm it.
+ */
+static void partial_sheaf_queued_by_age(struct kunit *test)
+{
+	unsigned long max_age = msecs_to_jiffies(SLABX_RCU_FREE_MAX_AGE_MS);
+	unsigned long start, waited_ms;
+	struct slabx_cache *s;
+	void *o[5], *tmp[16];
+	struct snap sn;
+	bool young;
+	int ret;
+
+	require_sheaves(test);
+	s = cache(test, "kunit-rcu-age", 64, 16);
+	pin(test, 0);
+	make_empty_sheaves(test, s, tmp, 16);
+	alloc_n(test, s, o, 5);
+	snap_take(s, &sn);
+	start = jiffies;
+	free_rcu_n(s, o, 5);
+	KUNIT_ASSERT_EQ(test, delta(s, &sn, SLABX_FREE_RCU_SHEAF), 5UL);
+	ret = kunit_add_action_or_reset(test, monitor_pause, NULL);
+	KUNIT_ASSERT_EQ(test, ret, 0);
+	slabx_rcu_free_monitor_pause(false);
+	young = time_before(jiffies, start + max_age);
+	if (young)
+		KUNIT_EXPECT_EQ(test, delta(s, &sn, SLABX_RCU_SHEAF_SUBMITTED),
+				0UL);
+	waited_ms = wait_rcu_done(s, &sn, 5, start);
+	kunit_info(test, "young sheaf: free again after %lu ms%s\n", waited_ms,
+		   young ? "" : " (host too slow to see it kept)");
+	KUNIT_EXPECT_EQ(test, delta(s, &sn, SLABX_FREE_RCU_DONE), 5UL);
+	KUNIT_EXPECT_EQ(test, delta(s, &sn, SLABX_RCU_SHEAF_AGED), 1UL);
+	KUNIT_EXPECT_GE(test, waited_ms,
+			(unsigned long)SLABX_RCU_FREE_MAX_AGE_MS);
+
+	/* The monitor saw nothing young since: idle until a sheaf opens. */
+	alloc_n(test, s, o, 5);
+	snap_take(s, &sn);
+	start = jiffies;
+	free_rcu_n(s, o, 5);
+	KUNIT_ASSERT_EQ(test, delta(s, &sn, SLABX_FREE_RCU_SHEAF), 5UL);
+	waited_ms = wait_rcu_done(s, &sn, 5, start);
+	kunit_info(test, "sheaf opened while idle: free again after %lu ms\n",
+		   waited_ms);
+	KUNIT_EXPECT_EQ(test, delta(s, &sn, SLABX_FREE_RCU_DONE), 5UL);
+	KUNIT_EXPECT_EQ(test, delta(s, &sn, SLABX_RCU_SHEAF_AGED), 1UL);
+	KUNIT_EXPECT_GE(test, waited_ms,
+			(unsigned long)SLABX_RCU_FREE_MAX_AGE_MS);
+	free_n(s, tmp, 16);
+	KUNIT_EXPECT_EQ(test, objects_held(s), 0UL);
+	KUNIT_EXPECT_EQ(test, cache_destroy(test, s), 0);
+}
+
 struct rcu_load {
 	struct slabx_cache *s;
 	bool stop;
@@ -761,13 +846,27 @@ static struct kunit_case slabx_rcu_cases[] = {
 	KUNIT_CASE(fallback_without_sheaves),
 	KUNIT_CASE(cpu_dead_submits_rcu_sheaf),
 	KUNIT_CASE(barrier_is_per_cache),
+	KUNIT_CASE_SLOW(partial_sheaf_queued_by_age),
 	KUNIT_CASE_SLOW(barrier_returns_under_sheaf_load),
 	KUNIT_CASE_SLOW(barrier_returns_under_fallback_load),
 	{}
 };
 
+static int rcu_suite_init(struct kunit_suite *suite)
+{
+	slabx_rcu_free_monitor_pause(true);
+	return 0;
+}
+
+static void rcu_suite_exit(struct kunit_suite *suite)
+{
+	slabx_rcu_free_monitor_pause(false);
+}
+
 static struct kunit_suite slabx_rcu_suite = {
 	.name = "slabx_rcu",
+	.suite_init = rcu_suite_init,
+	.suite_exit = rcu_suite_exit,
 	.test_cases = slabx_rcu_cases,
 };
 

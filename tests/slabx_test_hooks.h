@@ -7,7 +7,7 @@
  * Fault injection in the page provider, in getting an empty rcu_free
  * sheaf and in slabx's own metadata allocations; the any-context paths'
  * locks held by the caller; a synthetic shrink; the cache of a
- * slabx_kmalloc() size class.
+ * slabx_kmalloc() size class; stopping the rcu_free age monitor.
  */
 #ifndef _SLABX_TEST_HOOKS_H
 #define _SLABX_TEST_HOOKS_H
@@ -16,6 +16,7 @@
 
 void slabx_fault_inject_pages(int nr);
 void slabx_fault_inject_rcu_sheaf(int nr);
+void slabx_rcu_free_monitor_pause(bool pause);
 void slabx_fault_inject_meta(int nth);
 void slabx_nolock_test_block(void);
 void slabx_nolock_test_unblock(void);
