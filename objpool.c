@@ -6,13 +6,13 @@
  * Where lib/objpool gives every possible CPU a ring of
  * roundup_pow_of_two(nr_objs) entries (O(nr_cpus * nr_objs) pointers), a
  * slabx pool has one shared ring of roundup_pow_of_two(nr_objs) cells plus
- * a small ring of SLABX_OBJPOOL_LOCAL_CELLS cells per CPU: O(nr_objs +
+ * a small ring of SLABX_OBJPOOL_OWN_SLOTS slots per CPU: O(nr_objs +
  * nr_cpus).
  * A push goes to this CPU's small ring, or when that is full to the shared
  * ring; a pop takes from this CPU's small ring, then the shared ring, then
  * the other CPUs' small rings (a remote pop).
  *
- * Every ring is a bounded MPMC queue whose cells carry a sequence number:
+ * The shared ring is a bounded MPMC queue whose cells carry a sequence number:
  * the position of the cell's last published object plus one. A push reads
  * tail (its position, pos) and then head, checks that pos - head is below
  * the ring's size, claims pos by advancing tail with cmpxchg, writes the
@@ -74,7 +74,8 @@
  *    past pos. An NMI that interrupts a pop between its read and its
  *    cmpxchg may take the same position first; the interrupted pop's
  *    cmpxchg then fails. Nobody ever waits for the context it interrupted,
- *    and there is no "last" index that a nested push could move backwards.
+ *    and the shared ring has no "last" index that a nested push could
+ *    move backwards (a small ring has one: below).
  *  - Retries happen only when another CPU made progress (lock-free).
  *  - A CPU's small ring is pushed to by that CPU only, with preemption
  *    off, from any of its contexts (pops come from every CPU). Its tail
@@ -88,8 +89,21 @@
  *    interrupts around it, which its system-reset and machine-check NMIs
  *    ignore: local_t's usual limit, which slabx's counters accept too.
  *    The ordering a pop's fully ordered cmpxchg gave a push for free
- *    (the cell's last object read before the push writes the cell) comes
+ *    (the slot's last object read before the push writes the slot) comes
  *    from reading head with acquire.
+ *  - A small ring is lib/objpool's ring: bare pointers, half the lines
+ *    of cells with a sequence number, and an index, last, below which
+ *    every position is published. A push claims pos as above, also only
+ *    while last == pos, writes the slot and stores last = pos + 1
+ *    (release). A pop reads head (acquire), then last (acquire): the pop
+ *    that moved head to h had read last >= h before its cmpxchg, so
+ *    head <= last is seen too, and head == last means empty. Else the
+ *    slot at head is published; the pop reads it and takes the position
+ *    with cmpxchg, which fails if the slot could have been written again.
+ *    Only the owner CPU moves last, each time to the position after the
+ *    one it just wrote: a push nested in another's claim window (tail ==
+ *    last + 1) refuses, below, so last never skips an unwritten slot and
+ *    never moves backwards.
  *
  * tests/userspace/ runs this very ring code in a userspace model, where
  * interleaving (b) happens within seconds (make -C tests/userspace check).
@@ -100,7 +114,7 @@
  * ring's tail and the counters are that CPU's local_t. lib/objpool masks
  * interrupts instead, which costs more than the operation (a function
  * call on User-mode Linux). An interrupt may then land in a push's claim
- * window, and what it pushes must not go behind the claimed cell, out of
+ * window, and what it pushes must not go behind the claimed slot, out of
  * every pop's reach until the task resumes (a hard IRQ's handler and the
  * softirqs run on its exit, hard-IRQ handlers on PREEMPT_RT too):
  * interleaving (c).
@@ -109,17 +123,17 @@
  *    claims p of its small ring
  *                                    pops from head up to p - 1
  *                                    (published), then the shared ring
- *                                    pushes: the cell before tail (p) is
- *                                    unpublished: to the shared ring
+ *                                    pushes: last (p) is one below tail,
+ *                                    p is unpublished: to the shared ring
  *                                    pops: p is unpublished, a miss on
  *                                    the small ring; the shared ring
  *                                    has what the IRQ pushed
  *    publishes p
  *
- *    A push to a CPU's own ring first looks at the cell before tail: only
- *    a context it interrupted can have claimed that cell, and if it is
- *    unpublished the push goes to the shared ring
- *    (__slabx_objpool_cells_push_own()). So at most one cell of a small
+ *    A push to a CPU's own ring first compares last with tail: only a
+ *    context it interrupted can have claimed the position between them,
+ *    and then the push goes to the shared ring
+ *    (__slabx_objpool_own_push()). So at most one position of a small
  *    ring is claimed and unpublished, the last, with nothing behind it,
  *    and only the object being pushed is out of reach: a pop misses only
  *    when every object of the pool is out or in flight. A push to the
@@ -206,15 +220,12 @@ static void cells_init(struct slabx_objpool_cell *cells, unsigned long nr)
 
 static bool local_push(struct slabx_objpool_local *l, void *obj)
 {
-	return __slabx_objpool_cells_push_own(&l->head, &l->tail, l->cells,
-					      SLABX_OBJPOOL_LOCAL_CELLS - 1,
-					      obj);
+	return __slabx_objpool_own_push(&l->ring, obj);
 }
 
 static void *local_pop(struct slabx_objpool_local *l)
 {
-	return __slabx_objpool_cells_pop(&l->head, l->cells,
-					 SLABX_OBJPOOL_LOCAL_CELLS - 1);
+	return __slabx_objpool_own_pop(&l->ring);
 }
 
 static bool ring_push(struct slabx_objpool_ring *r, void *obj)
@@ -431,11 +442,13 @@ static void *objs_alloc(size_t nr, size_t size, gfp_t gfp)
 	return kvmalloc(bytes, gfp);
 }
 
-/* Empty rings, and what slabx keeps of the pool, from the head's sizes. */
+/*
+ * Empty rings, and what slabx keeps of the pool, from the head's sizes.
+ * The small rings come zeroed, which is empty.
+ */
 static void pool_setup_rings(struct slabx_objpool_head *pool)
 {
 	struct slabx_objpool_ring *r = pool->ring;
-	int cpu;
 
 	r->local = pool->local;
 	r->nr_objs = pool->nr_objs;
@@ -443,12 +456,6 @@ static void pool_setup_rings(struct slabx_objpool_head *pool)
 	atomic_set(&r->debug_errors, 0);
 	r->mask = pool->capacity - 1;
 	cells_init(r->cells, pool->capacity);
-	for_each_possible_cpu(cpu) {
-		struct slabx_objpool_local *l = per_cpu_ptr(pool->local, cpu);
-
-		__slabx_objpool_own_ring_init(&l->head, &l->tail, l->cells,
-					      SLABX_OBJPOOL_LOCAL_CELLS - 1);
-	}
 }
 
 /*

@@ -26,9 +26,6 @@
 struct slabx_objpool_head;
 struct slabx_objpool_ring;
 
-/* Cells of each CPU's small ring. */
-#define SLABX_OBJPOOL_LOCAL_CELLS	16
-
 /**
  * enum slabx_objpool_counter - per-CPU event counters of a pool
  * @SLABX_OBJPOOL_POP: objects taken.
@@ -49,19 +46,15 @@ enum slabx_objpool_counter {
 
 /**
  * struct slabx_objpool_local - one CPU's small ring and counters
- * @head: next position to pop.
- * @tail: next position to push; only this CPU pushes to its small ring
- *	(other CPUs pop from it), so its claims are local_t cmpxchgs.
+ * @ring: the small ring; only this CPU pushes to it, other CPUs pop.
  * @count: event counters of this CPU, indexed by
  *	&enum slabx_objpool_counter; local_t, whose increment an NMI cannot
- *	tear.
- * @cells: the ring.
+ *	tear. On a line of their own: other CPUs' pops take the ring's head
+ *	line, and counting on it would take the line back at every pop.
  */
 struct slabx_objpool_local {
-	unsigned long head;
-	local_t tail;
-	local_t count[SLABX_OBJPOOL_NR_COUNTERS];
-	struct slabx_objpool_cell cells[SLABX_OBJPOOL_LOCAL_CELLS];
+	struct slabx_objpool_own_ring ring;
+	local_t count[SLABX_OBJPOOL_NR_COUNTERS] ____cacheline_aligned_in_smp;
 };
 
 /* Called once for every object, zeroed, at init; non-zero fails init. */
@@ -173,8 +166,7 @@ static inline void *slabx_objpool_pop(struct slabx_objpool_head *pool)
 	/* A pop is one cmpxchg: only the local_t counters need the CPU. */
 	preempt_disable_notrace();
 	l = this_cpu_ptr(pool->local);
-	obj = __slabx_objpool_cells_pop(&l->head, l->cells,
-					SLABX_OBJPOOL_LOCAL_CELLS - 1);
+	obj = __slabx_objpool_own_pop(&l->ring);
 	if (likely(obj && !(pool->flags & SLABX_OBJPOOL_F_DEBUG)))
 		local_inc(&l->count[SLABX_OBJPOOL_POP]);
 	else
@@ -208,9 +200,7 @@ static inline int slabx_objpool_push(void *obj,
 	/* Pinned to this CPU, the owner of the small ring: see objpool.c. */
 	preempt_disable_notrace();
 	l = this_cpu_ptr(pool->local);
-	done = __slabx_objpool_cells_push_own(&l->head, &l->tail, l->cells,
-					      SLABX_OBJPOOL_LOCAL_CELLS - 1,
-					      obj);
+	done = __slabx_objpool_own_push(&l->ring, obj);
 	if (likely(done))
 		local_inc(&l->count[SLABX_OBJPOOL_PUSH]);
 	preempt_enable_notrace();

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * slabx objpool: one ring, push and pop (see objpool.c for the design and
+ * slabx objpool: the rings, push and pop (see objpool.c for the design and
  * the argument that they are correct).
  *
  * Kept apart, and built only on READ_ONCE(), WRITE_ONCE(), smp_rmb(),
@@ -105,83 +105,128 @@ __slabx_objpool_cells_push(unsigned long *headp, unsigned long *tailp,
 	return true;
 }
 
-/**
- * __slabx_objpool_own_ring_init() - start a CPU's own ring, empty
- * @headp: the ring's next position to pop.
- * @tailp: the ring's next position to push.
- * @cells: the ring's @mask + 1 cells.
- * @mask: cells - 1, cells a power of two.
- *
- * At position @mask + 1, as if lap 0 had been published and taken: then
- * the cell before tail always says whether the last claim was published
- * (see __slabx_objpool_cells_push_own()).
- */
-static __always_inline void
-__slabx_objpool_own_ring_init(unsigned long *headp, local_t *tailp,
-			      struct slabx_objpool_cell *cells,
-			      unsigned long mask)
-{
-	unsigned long i;
+/* Objects a CPU's own ring holds, a power of two. */
+#define SLABX_OBJPOOL_OWN_SLOTS	16
 
-	for (i = 0; i <= mask; i++)
-		cells[i].seq = i + 1;
-	*headp = mask + 1;
-	local_set(tailp, mask + 1);
+/**
+ * struct slabx_objpool_own_ring - a ring that only one CPU pushes to
+ * @head: the next position to pop; every CPU pops.
+ * @last: the positions below it are published.
+ * @tail: the next position to push, written by its CPU only.
+ * @slots: the objects, at their position modulo %SLABX_OBJPOOL_OWN_SLOTS.
+ *
+ * lib/objpool's ring: bare pointers, and a @last index that says how far
+ * they are written. Zeroed, it is empty. Only the owner CPU moves @last,
+ * and only to the position after the one it just wrote, so positions
+ * are published in order; the claim window is what lies between @last
+ * and @tail, one position at most (see __slabx_objpool_own_push()).
+ */
+struct slabx_objpool_own_ring {
+	unsigned long head;
+	unsigned long last;
+	local_t tail;
+	void *slots[SLABX_OBJPOOL_OWN_SLOTS];
+};
+
+/* Write @obj into the claimed slot of @pos and publish it, in order. */
+static __always_inline void
+__slabx_objpool_own_publish(struct slabx_objpool_own_ring *r,
+			    unsigned long pos, void *obj)
+{
+	WRITE_ONCE(r->slots[pos & (SLABX_OBJPOOL_OWN_SLOTS - 1)], obj);
+	/* Publish: a pop reads the slot only after last. */
+	smp_store_release(&r->last, pos + 1);
 }
 
 /**
- * __slabx_objpool_cells_push_own() - put an object into a CPU's own ring
- * @headp: the ring's next position to pop.
- * @tailp: the ring's next position to push, written by its CPU only.
- * @cells: the ring's @mask + 1 cells.
- * @mask: cells - 1, cells a power of two.
+ * __slabx_objpool_own_push() - put an object into a CPU's own ring
+ * @r: the ring, whose CPU this runs on with preemption off, in any
+ *	context; other CPUs only pop from it.
  * @obj: the object.
  *
- * As __slabx_objpool_cells_push(), for a ring that only one CPU pushes
- * to, with preemption off, in any context (a CPU's small ring, started by
- * __slabx_objpool_own_ring_init(); other CPUs only pop from it, and never
- * read its tail). Nested pushes on that CPU are all the claim races with,
- * so it is a local_t cmpxchg, atomic against this CPU's interrupts and
- * NMIs (local_ops.rst): on x86 a cmpxchg without the lock prefix, so that
- * the push makes no locked operation.
+ * Nested pushes on that CPU are all the claim races with, so it is a
+ * local_t cmpxchg, atomic against this CPU's interrupts and NMIs
+ * (local_ops.rst): on x86 a cmpxchg without the lock prefix, so that the
+ * push makes no locked operation.
  *
- * A push nested in another push's claim window (the cell before tail is
- * claimed and not yet published: only the interrupted context can have
- * claimed it) refuses: an object behind that cell would be out of every
- * pop's reach until the interrupted push resumes. So at most one claimed
- * cell is unpublished, the last, with nothing behind it.
+ * A push nested in another push's claim window (tail is one past last:
+ * only the interrupted context can have claimed that position) refuses:
+ * it could not publish its object without publishing the unwritten slot
+ * below, and an object it left behind that slot would be out of every
+ * pop's reach until the interrupted push resumes. So at most one
+ * position is claimed and unpublished, the last, with nothing behind it.
  *
- * Return: false when the ring held @mask + 1 entries at the moment head
- * was read, or when this push interrupted another one's claim window.
+ * Return: false when the ring held %SLABX_OBJPOOL_OWN_SLOTS entries at
+ * the moment head was read, or when this push interrupted another one's
+ * claim window.
  */
 static __always_inline bool
-__slabx_objpool_cells_push_own(unsigned long *headp, local_t *tailp,
-			       struct slabx_objpool_cell *cells,
-			       unsigned long mask, void *obj)
+__slabx_objpool_own_push(struct slabx_objpool_own_ring *r, void *obj)
 {
-	unsigned long pos = local_read(tailp);
+	unsigned long pos = local_read(&r->tail);
 
 	for (;;) {
-		unsigned long old;
+		unsigned long last = READ_ONCE(r->last), old;
 		int room;
 
-		/* Published, the cell says pos: see the comment above. */
-		if (READ_ONCE(cells[(pos - 1) & mask].seq) != pos)
-			return false;
-		room = __slabx_objpool_room(headp, pos, mask);
+		if (last != pos) {
+			/*
+			 * Either pushes nested in this one ran since tail
+			 * was read (they are over, and left tail at last),
+			 * or the context this one interrupted has a claim
+			 * window open.
+			 */
+			if ((unsigned long)local_read(&r->tail) != last)
+				return false;
+			pos = last;
+			continue;
+		}
+		room = __slabx_objpool_room(&r->head, pos,
+					    SLABX_OBJPOOL_OWN_SLOTS - 1);
 		if (room < 0) {
-			pos = local_read(tailp);
+			pos = local_read(&r->tail);
 			continue;
 		}
 		if (!room)
 			return false;
-		old = local_cmpxchg(tailp, pos, pos + 1);
+		old = local_cmpxchg(&r->tail, pos, pos + 1);
 		if (old == pos)
 			break;
 		pos = old;
 	}
-	__slabx_objpool_publish(cells, mask, pos, obj);
+	__slabx_objpool_own_publish(r, pos, obj);
 	return true;
+}
+
+/**
+ * __slabx_objpool_own_pop() - take an object from a CPU's own ring
+ * @r: the ring; any CPU, any context.
+ *
+ * Return: the object at head, or NULL when none is published there.
+ */
+static __always_inline void *
+__slabx_objpool_own_pop(struct slabx_objpool_own_ring *r)
+{
+	for (;;) {
+		/*
+		 * head before last (acquire): the pop that moved head to
+		 * pos had read last > pos - 1 before its cmpxchg, so last
+		 * reads at least pos here.
+		 */
+		unsigned long pos = smp_load_acquire(&r->head);
+		void *obj;
+
+		/* Pairs with the publication: the slot at pos is written. */
+		if (pos == smp_load_acquire(&r->last))
+			return NULL;	/* empty, or pos claimed and unpublished */
+		obj = READ_ONCE(r->slots[pos & (SLABX_OBJPOOL_OWN_SLOTS - 1)]);
+		/*
+		 * The slot is written again only after head passed pos, and
+		 * then the cmpxchg fails: obj is the object of position pos.
+		 */
+		if (try_cmpxchg(&r->head, &pos, pos + 1))
+			return obj;
+	}
 }
 
 /**

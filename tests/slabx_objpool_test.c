@@ -608,7 +608,7 @@ static void nmi_nesting(struct kunit *test)
 #define HANDOFF_PAIRS	2
 #define HANDOFF_SLOTS	4
 /* Objects: the pushers' full small rings, and a few more to cycle. */
-#define HANDOFF_OBJS	(HANDOFF_PAIRS * SLABX_OBJPOOL_LOCAL_CELLS + 8)
+#define HANDOFF_OBJS	(HANDOFF_PAIRS * SLABX_OBJPOOL_OWN_SLOTS + 8)
 
 /* From one popper to one pusher: single producer, single consumer. */
 struct handoff {
@@ -691,10 +691,10 @@ static int handoff_popper(void *arg)
 /* Fill this CPU's small ring, so that pushes go to the shared ring. */
 static void handoff_fill_local(struct handoff_test *t, int id)
 {
-	struct obj *o[SLABX_OBJPOOL_LOCAL_CELLS];
+	struct obj *o[SLABX_OBJPOOL_OWN_SLOTS];
 	int i, n;
 
-	for (n = 0; n < SLABX_OBJPOOL_LOCAL_CELLS; n++) {
+	for (n = 0; n < SLABX_OBJPOOL_OWN_SLOTS; n++) {
 		o[n] = take(t->pool, id, &t->errors);
 		if (!o[n])
 			break;

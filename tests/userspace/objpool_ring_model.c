@@ -7,14 +7,14 @@
  * shared ring holds its nr_objs. Pop-only threads take objects and hand
  * each to a push-only thread (through a small single-producer
  * single-consumer array per popper and pusher), which pushes it back.
- * Optionally each pusher has a "CPU" small ring of 16 cells that it pushes
+ * Optionally each pusher has a "CPU" small ring of 16 slots that it pushes
  * to first, as slabx_objpool_push() does, and that the poppers steal from
  * when the shared ring is empty, as slabx_objpool_pop() does; a pusher
  * whose small ring is full pushes to the shared ring. There a push of an
  * object of the pool must never fail: a failure is counted, the object is
  * lost, as in the kernel, and the run stops. At the end every ring is
  * drained: each object must come back exactly once, and every ring be
- * empty (head == tail).
+ * empty (head == tail, and == last for a small ring).
  *
  * A thread sends signals to the others at random, whose handler sleeps:
  * so threads stop between any two instructions, as a CPU does in the
@@ -44,7 +44,6 @@
 #include "objpool_shim.h"
 #include "../../slabx_objpool_ring.h"
 
-#define LOCAL_CELLS	16	/* SLABX_OBJPOOL_LOCAL_CELLS */
 #define HANDOFF_SLOTS	2
 #define MAX_THREADS	8
 #define CACHELINE	64
@@ -57,7 +56,6 @@ struct ring {
 	struct slabx_objpool_cell *cells;
 	unsigned long head __aligned(CACHELINE);
 	unsigned long tail __aligned(CACHELINE);
-	local_t own_tail;	/* a small ring's: only its pusher writes it */
 };
 
 /*
@@ -88,7 +86,8 @@ struct config {
 struct model {
 	struct config cfg;
 	struct ring shared;
-	struct ring local[MAX_THREADS];
+	/* Zeroed, as a pool's: only its pusher pushes to one. */
+	struct slabx_objpool_own_ring local[MAX_THREADS];
 	struct handoff hand[MAX_THREADS][MAX_THREADS];	/* [popper][pusher] */
 	bool popper_done[MAX_THREADS];
 	struct obj *objs;
@@ -133,14 +132,6 @@ static void ring_init(struct ring *r, int cells)
 		r->cells[i].seq = i;
 }
 
-/* A "CPU"'s small ring, as objpool.c starts one. */
-static void own_ring_init(struct ring *r, int cells)
-{
-	ring_init(r, cells);
-	__slabx_objpool_own_ring_init(&r->head, &r->own_tail, r->cells,
-				      r->mask);
-}
-
 static bool ring_push(struct ring *r, void *obj)
 {
 	return __slabx_objpool_cells_push(&r->head, &r->tail, r->cells,
@@ -148,15 +139,19 @@ static bool ring_push(struct ring *r, void *obj)
 }
 
 /* A "CPU"'s small ring: only its own pusher pushes to it. */
-static bool own_ring_push(struct ring *r, void *obj)
+static bool own_ring_push(struct slabx_objpool_own_ring *r, void *obj)
 {
-	return __slabx_objpool_cells_push_own(&r->head, &r->own_tail,
-					      r->cells, r->mask, obj);
+	return __slabx_objpool_own_push(r, obj);
 }
 
 static void *ring_pop(struct ring *r)
 {
 	return __slabx_objpool_cells_pop(&r->head, r->cells, r->mask);
+}
+
+static void *own_ring_pop(struct slabx_objpool_own_ring *r)
+{
+	return __slabx_objpool_own_pop(r);
 }
 
 static void add(long *counter, long n)
@@ -178,7 +173,7 @@ static void *model_pop(struct model *m, int id)
 	if (obj || !m->cfg.local)
 		return obj;
 	for (i = 0; i < m->cfg.pushers; i++) {
-		obj = ring_pop(&m->local[(id + i) % m->cfg.pushers]);
+		obj = own_ring_pop(&m->local[(id + i) % m->cfg.pushers]);
 		if (obj) {
 			add(&m->remote_pops, 1);
 			return obj;
@@ -302,7 +297,7 @@ static void push_one(struct model *m, int id, struct obj *o)
  */
 static void nested_pop_push(struct model *m, int id)
 {
-	struct obj *o = ring_pop(&m->local[id]);
+	struct obj *o = own_ring_pop(&m->local[id]);
 	int expect = IN_POOL;
 
 	if (!o)
@@ -349,18 +344,27 @@ static int cmp_ptr(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/*
- * Drain one ring into p[]; Return: objects taken; head must meet the tail
- * its pushes used (@own: a small ring's).
- */
-static int drain(struct ring *r, bool own, void **p, int n, int max,
-		 long *bad)
+/* Drain the shared ring into p[]; Return: objects taken; head must meet tail. */
+static int drain(struct ring *r, void **p, int n, int max, long *bad)
 {
 	void *obj;
 
 	while (n < max && (obj = ring_pop(r)))
 		p[n++] = obj;
-	if (r->head != (own ? r->own_tail.v : r->tail))
+	if (r->head != r->tail)
+		(*bad)++;
+	return n;
+}
+
+/* The same for a small ring, whose head must meet last and tail. */
+static int drain_own(struct slabx_objpool_own_ring *r, void **p, int n,
+		     int max, long *bad)
+{
+	void *obj;
+
+	while (n < max && (obj = own_ring_pop(r)))
+		p[n++] = obj;
+	if (r->head != r->last || r->last != r->tail.v)
 		(*bad)++;
 	return n;
 }
@@ -374,9 +378,9 @@ static long check_objects(struct model *m)
 
 	if (!p)
 		die("calloc", ENOMEM);
-	n = drain(&m->shared, false, p, 0, m->cfg.objs + 1, &bad);
+	n = drain(&m->shared, p, 0, m->cfg.objs + 1, &bad);
 	for (i = 0; m->cfg.local && i < m->cfg.pushers; i++)
-		n = drain(&m->local[i], true, p, n, m->cfg.objs + 1, &bad);
+		n = drain_own(&m->local[i], p, n, m->cfg.objs + 1, &bad);
 	qsort(p, n, sizeof(*p), cmp_ptr);
 	for (i = 0; i < n; i++) {
 		struct obj *o = p[i];
@@ -396,8 +400,6 @@ static void model_init(struct model *m, const struct config *cfg)
 	memset(m, 0, sizeof(*m));
 	m->cfg = *cfg;
 	ring_init(&m->shared, cfg->cells);
-	for (i = 0; cfg->local && i < cfg->pushers; i++)
-		own_ring_init(&m->local[i], LOCAL_CELLS);
 	if (posix_memalign((void **)&m->objs, CACHELINE,
 			   cfg->objs * sizeof(*m->objs)))
 		die("posix_memalign", ENOMEM);
@@ -409,11 +411,7 @@ static void model_init(struct model *m, const struct config *cfg)
 
 static void model_free(struct model *m)
 {
-	int i;
-
 	free(m->shared.cells);
-	for (i = 0; m->cfg.local && i < m->cfg.pushers; i++)
-		free(m->local[i].cells);
 	free(m->objs);
 }
 
@@ -542,7 +540,7 @@ static bool run(const struct config *cfg)
 /* What slabx_objpool_pop() tries: this "CPU"'s small ring first. */
 static void *cpu_pop(struct model *m, int id)
 {
-	return ring_pop(&m->local[id]) ?: model_pop(m, id);
+	return own_ring_pop(&m->local[id]) ?: model_pop(m, id);
 }
 
 /*
@@ -568,8 +566,8 @@ static bool claim_window_run(void)
 		if (!own_ring_push(&m.local[0], ring_pop(&m.shared)))
 			die("claim window: setup push", ENOSPC);
 	held = ring_pop(&m.shared);
-	pos = local_read(&m.local[0].own_tail);
-	if (local_cmpxchg(&m.local[0].own_tail, pos, pos + 1) != (long)pos)
+	pos = local_read(&m.local[0].tail);
+	if (local_cmpxchg(&m.local[0].tail, pos, pos + 1) != (long)pos)
 		die("claim window: claim", EAGAIN);
 	for (i = 0; i < 4 * cfg.objs; i++) {
 		struct obj *o = cpu_pop(&m, 0);
@@ -581,7 +579,7 @@ static bool claim_window_run(void)
 		if (!model_push(&m, 0, o))
 			die("claim window: push", ENOSPC);
 	}
-	__slabx_objpool_publish(m.local[0].cells, m.local[0].mask, pos, held);
+	__slabx_objpool_own_publish(&m.local[0], pos, held);
 	bad = check_objects(&m);
 	ok = !misses && !bad;
 	printf("claim window: %d pops and pushes nested in a claim: %s (pop misses %ld, bad objects or rings %ld)\n",
