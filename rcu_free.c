@@ -213,7 +213,7 @@ static void rcu_free_monitor_fn(struct work_struct *work);
 static DECLARE_DELAYED_WORK(rcu_free_monitor, rcu_free_monitor_fn);
 /* Set at module exit, and by tests that need partial sheaves kept. */
 static bool rcu_free_monitor_off;
-/* Set by rcu_free_queue_aged() for the monitor, which waits for it. */
+/* Set by rcu_free_aged_work_fn() for the monitor, which waits for it. */
 static bool rcu_free_monitor_young;
 
 /*
@@ -229,29 +229,37 @@ static void rcu_free_monitor_arm(void)
 				   msecs_to_jiffies(SLABX_RCU_FREE_MAX_AGE_MS));
 }
 
-/*
- * On the CPU whose sheaf the monitor found aged: queue it if it is, by
- * this CPU's own stamp (the monitor's remote look may be stale, or the
- * sheaf replaced by a younger one since), else tell the monitor.
- */
-static void rcu_free_queue_aged(struct slabx_cache *s)
+/* Whether an rcu_free sheaf opened at @opened is below the age limit. */
+static bool rcu_free_young(unsigned long opened)
 {
-	unsigned long age = msecs_to_jiffies(SLABX_RCU_FREE_MAX_AGE_MS);
-	struct slabx_cpu_sheaves *pcs;
+	return time_before(jiffies, opened +
+			   msecs_to_jiffies(SLABX_RCU_FREE_MAX_AGE_MS));
+}
 
-	/* A kworker bound to the CPU: nothing of this CPU holds the sheaves. */
+/*
+ * In a kworker bound to a CPU (nothing else of the CPU holds its sheaves):
+ * queue the CPU's partial rcu_free sheaf, or with @aged_only only if it is
+ * aged by the CPU's own stamp (the monitor's remote look may be stale, or
+ * the sheaf replaced by a younger one since). Return: whether a young
+ * sheaf was kept.
+ */
+static bool rcu_free_submit_here(struct slabx_cache *s, bool aged_only)
+{
+	struct slabx_cpu_sheaves *pcs;
+	bool young = false;
+
 	pcs = pcs_lock(s);
 	if (WARN_ON_ONCE(!pcs))
-		return;
-	if (pcs->rcu_free && pcs->rcu_free->size) {
-		if (time_before(jiffies, pcs->rcu_free_opened + age)) {
-			WRITE_ONCE(rcu_free_monitor_young, true);
-		} else {
+		return false;
+	if (pcs->rcu_free && pcs->rcu_free->size && aged_only) {
+		young = rcu_free_young(pcs->rcu_free_opened);
+		if (!young)
 			slabx_stat_inc(s, SLABX_RCU_SHEAF_AGED);
-			slabx_rcu_free_submit_pcs(s, pcs, numa_mem_id());
-		}
 	}
+	if (!young)
+		slabx_rcu_free_submit_pcs(s, pcs, numa_mem_id());
 	pcs_unlock(pcs);
+	return young;
 }
 
 /* The monitor's work item on each CPU, and the CPUs it queued it on. */
@@ -269,7 +277,8 @@ static void rcu_free_aged_work_fn(struct work_struct *work)
 						    struct rcu_free_aged_work,
 						    work);
 
-	rcu_free_queue_aged(w->s);
+	if (rcu_free_submit_here(w->s, true))
+		WRITE_ONCE(rcu_free_monitor_young, true);
 }
 
 /*
@@ -279,7 +288,6 @@ static void rcu_free_aged_work_fn(struct work_struct *work)
  */
 static bool rcu_free_queue_aged_all(struct slabx_cache *s)
 {
-	unsigned long age = msecs_to_jiffies(SLABX_RCU_FREE_MAX_AGE_MS);
 	struct rcu_free_aged_work *w;
 	bool young = false;
 	unsigned int cpu;
@@ -293,7 +301,7 @@ static bool rcu_free_queue_aged_all(struct slabx_cache *s)
 
 		if (!READ_ONCE(pcs->rcu_free))
 			continue;
-		if (time_before(jiffies, READ_ONCE(pcs->rcu_free_opened) + age)) {
+		if (rcu_free_young(READ_ONCE(pcs->rcu_free_opened))) {
 			young = true;
 			continue;
 		}
@@ -542,14 +550,7 @@ EXPORT_SYMBOL_GPL(slabx_free_rcu);
 /* Runs on each CPU with a partial rcu_free sheaf, in a bound kworker. */
 static void rcu_free_flush_this_cpu(struct slabx_cache *s)
 {
-	struct slabx_cpu_sheaves *pcs;
-
-	/* A kworker bound to the CPU: nothing of this CPU holds the sheaves. */
-	pcs = pcs_lock(s);
-	if (WARN_ON_ONCE(!pcs))
-		return;
-	slabx_rcu_free_submit_pcs(s, pcs, numa_mem_id());
-	pcs_unlock(pcs);
+	rcu_free_submit_here(s, false);
 }
 
 /* Queue the partial rcu_free sheaves of the online CPUs that have one. */
