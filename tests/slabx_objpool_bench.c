@@ -109,7 +109,7 @@ static const struct mode bench_modes[] = {
 	{ .name = "pop+push", .bulk = 1 },
 	{ .name = "pop+push+timer", .bulk = 1, .timer_bulk = 1,
 	  .timer_reps = 4 },
-	{ .name = "overrun", .bulk = 16, .small = true },
+	{ .name = "overrun", .bulk = MAX_BULK, .small = true },
 	{ .name = "async+timer", .bulk = 4, .pin = true, .timer_bulk = 4,
 	  .timer_reps = 1, .small = true },
 };
