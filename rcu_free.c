@@ -211,8 +211,11 @@ void slabx_rcu_free_flush_cpu(struct slabx_cache *s, unsigned int cpu)
 
 static void rcu_free_monitor_fn(struct work_struct *work);
 static DECLARE_DELAYED_WORK(rcu_free_monitor, rcu_free_monitor_fn);
-/* Set at module exit, and by tests that need partial sheaves kept. */
-static bool rcu_free_monitor_off;
+/*
+ * Pauses in force: module exit's, which stays, and those of tests that
+ * need partial sheaves kept.
+ */
+static atomic_t rcu_free_monitor_pauses = ATOMIC_INIT(0);
 /* Set by rcu_free_aged_work_fn() for the monitor, which waits for it. */
 static bool rcu_free_monitor_young;
 
@@ -224,7 +227,7 @@ static bool rcu_free_monitor_young;
  */
 static void rcu_free_monitor_arm(void)
 {
-	if (!READ_ONCE(rcu_free_monitor_off))
+	if (!atomic_read(&rcu_free_monitor_pauses))
 		queue_delayed_work(system_unbound_wq, &rcu_free_monitor,
 				   msecs_to_jiffies(SLABX_RCU_FREE_MAX_AGE_MS));
 }
@@ -326,7 +329,7 @@ static void rcu_free_monitor_fn(struct work_struct *work)
 	struct slabx_cache *s;
 	bool young = false;
 
-	if (READ_ONCE(rcu_free_monitor_off))
+	if (atomic_read(&rcu_free_monitor_pauses))
 		return;
 	WRITE_ONCE(rcu_free_monitor_young, false);
 	cpus_read_lock();
@@ -341,28 +344,41 @@ static void rcu_free_monitor_fn(struct work_struct *work)
 }
 
 /**
- * slabx_rcu_free_monitor_pause() - stop or restart the age monitor
- * @pause: true stops it (partial rcu_free sheaves then wait for a
- *	barrier, a shrink or a full sheaf); false restarts it and runs it
- *	once now, before returning.
+ * slabx_rcu_free_monitor_pause() - stop the age monitor
  *
+ * Partial rcu_free sheaves then wait for a barrier, a shrink or a full
+ * sheaf, until each pause is undone by slabx_rcu_free_monitor_resume().
  * For tests whose counts need partial sheaves kept, and for module exit,
- * after which no cache opens a sheaf again.
+ * after which no cache opens a sheaf again (it never resumes).
  *
  * Context: process context, may sleep; not under cpus_read_lock() nor
  * slabx_caches_mutex.
  */
-void slabx_rcu_free_monitor_pause(bool pause)
+void slabx_rcu_free_monitor_pause(void)
 {
-	WRITE_ONCE(rcu_free_monitor_off, pause);
-	if (pause) {
-		cancel_delayed_work_sync(&rcu_free_monitor);
+	atomic_inc(&rcu_free_monitor_pauses);
+	cancel_delayed_work_sync(&rcu_free_monitor);
+}
+EXPORT_SYMBOL_NS_GPL(slabx_rcu_free_monitor_pause, SLABX_TEST);
+
+/**
+ * slabx_rcu_free_monitor_resume() - undo one slabx_rcu_free_monitor_pause()
+ *
+ * The resume that undoes the last pause in force runs the monitor once,
+ * before returning. A resume without a pause is refused with a warning.
+ *
+ * Context: as slabx_rcu_free_monitor_pause().
+ */
+void slabx_rcu_free_monitor_resume(void)
+{
+	int left = atomic_dec_if_positive(&rcu_free_monitor_pauses);
+
+	if (WARN_ON_ONCE(left < 0) || left)
 		return;
-	}
 	mod_delayed_work(system_unbound_wq, &rcu_free_monitor, 0);
 	flush_delayed_work(&rcu_free_monitor);
 }
-EXPORT_SYMBOL_NS_GPL(slabx_rcu_free_monitor_pause, SLABX_TEST);
+EXPORT_SYMBOL_NS_GPL(slabx_rcu_free_monitor_resume, SLABX_TEST);
 
 /* Give rcu_free an empty sheaf that needs no allocation. */
 static bool rcu_free_get_empty(struct slabx_cache *s,

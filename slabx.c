@@ -1104,7 +1104,7 @@ static void __exit slabx_exit(void)
 	struct slabx_cache *s, *tmp;
 
 	/* No cache opens an rcu_free sheaf any more. */
-	slabx_rcu_free_monitor_pause(true);
+	slabx_rcu_free_monitor_pause();
 	slabx_kmalloc_exit();
 	slabx_debugfs_exit();
 	slabx_shrinker_destroy(slabx_shrinker);

@@ -16,7 +16,8 @@
 
 void slabx_fault_inject_pages(int nr);
 void slabx_fault_inject_rcu_sheaf(int nr);
-void slabx_rcu_free_monitor_pause(bool pause);
+void slabx_rcu_free_monitor_pause(void);
+void slabx_rcu_free_monitor_resume(void);
 void slabx_fault_inject_meta(int nth);
 void slabx_nolock_test_block(void);
 void slabx_nolock_test_unblock(void);
