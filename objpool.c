@@ -68,7 +68,7 @@
  *    goes to the shared ring.
  *  - Nesting is safe, NMI included: a context that interrupts a push
  *    between its claim and its publication finds tail already past the
- *    claimed cell; a pop that meets the claimed, unpublished cell reports
+ *    claimed position; a pop that meets the claimed, unpublished one reports
  *    the ring empty (a miss) rather than waiting. An NMI that interrupts a push
  *    between its reads of tail and head is case (b) if it pushes and pops
  *    past pos. An NMI that interrupts a pop between its read and its
@@ -87,7 +87,9 @@
  *    powerpc64) the push then makes no locked operation; elsewhere
  *    local_t is an atomic_long_t and nothing changes. powerpc64 masks
  *    interrupts around it, which its system-reset and machine-check NMIs
- *    ignore: local_t's usual limit, which slabx's counters accept too.
+ *    ignore: local_t's usual limit. A pool used from such an NMI there
+ *    could lose or duplicate an object of a small ring (a claim torn by
+ *    the NMI's own), not only miscount.
  *    The ordering a pop's fully ordered cmpxchg gave a push for free
  *    (the slot's last object read before the push writes the slot) comes
  *    from reading head with acquire.

@@ -5,10 +5,10 @@
  *
  * Kept apart, and built only on READ_ONCE(), WRITE_ONCE(), smp_rmb(),
  * smp_store_release(), smp_load_acquire(), try_cmpxchg(), local_t with
- * local_read(), local_set() and local_cmpxchg(), and __always_inline, so that the
- * userspace model in tests/userspace/ runs this very code: outside the
+ * local_read() and local_cmpxchg(), and __always_inline, so that the
+ * userspace checks in tests/userspace/ run this very code: outside the
  * kernel, whoever includes this header first defines those
- * (tests/userspace/objpool_shim.h).
+ * (tests/userspace/objpool_shim.h, objpool_own_ring_check.c).
  */
 #ifndef _SLABX_OBJPOOL_RING_H
 #define _SLABX_OBJPOOL_RING_H
@@ -48,8 +48,8 @@ __slabx_objpool_room(unsigned long *headp, unsigned long pos,
 	/* head is read after pos (a failed claim rereads pos too)... */
 	smp_rmb();
 	/*
-	 * ... and before the cell is written (acquire): the pop that moved
-	 * head past pos - mask - 1 read the cell's last object before its
+	 * ... and before the cell or slot is written (acquire): the pop that
+	 * moved head past pos - mask - 1 read its last object before its
 	 * cmpxchg. The push of a CPU's own ring needs this: its claim is no
 	 * barrier.
 	 */
@@ -174,11 +174,12 @@ __slabx_objpool_own_push(struct slabx_objpool_own_ring *r, void *obj)
 			 * Either pushes nested in this one ran since tail
 			 * was read (they are over, and left tail at last),
 			 * or the context this one interrupted has a claim
-			 * window open.
+			 * window open: then tail stays one past last, and
+			 * last does not move, until this push returns.
 			 */
-			if ((unsigned long)local_read(&r->tail) != last)
+			pos = local_read(&r->tail);
+			if (pos != last && READ_ONCE(r->last) == last)
 				return false;
-			pos = last;
 			continue;
 		}
 		room = __slabx_objpool_room(&r->head, pos,
@@ -211,7 +212,9 @@ __slabx_objpool_own_pop(struct slabx_objpool_own_ring *r)
 		/*
 		 * head before last (acquire): the pop that moved head to
 		 * pos had read last > pos - 1 before its cmpxchg, so last
-		 * reads at least pos here.
+		 * reads at least pos here. Not the head a failed cmpxchg
+		 * returns: that read is unordered, and last could then be
+		 * read before it.
 		 */
 		unsigned long pos = smp_load_acquire(&r->head);
 		void *obj;
