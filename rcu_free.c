@@ -220,14 +220,22 @@ static atomic_t rcu_free_monitor_pauses = ATOMIC_INIT(0);
 static bool rcu_free_monitor_young;
 
 /*
- * Run the monitor in SLABX_RCU_FREE_MAX_AGE_MS unless it is due already.
- * No look at the pending bit first: queue_delayed_work()'s own test and
- * set is fully ordered, so a monitor that ran meanwhile either is queued
- * again or saw the sheaf that opened.
+ * Run the monitor in SLABX_RCU_FREE_MAX_AGE_MS unless it is queued
+ * already. The sheaf just opened is stored before the pending bit is read
+ * (smp_mb()), and the workqueue clears the bit with a full barrier before
+ * the monitor runs (set_work_pool_and_clear_pending()): so either the bit
+ * reads clear here and the monitor is queued, or the monitor that runs
+ * next sees the sheaf (and arms itself again while it is young). The
+ * look saves all but the first open queue_delayed_work()'s atomic
+ * test-and-set and its interrupt masking, which UML's bench showed in
+ * slabx_free_rcu()'s cost.
  */
 static void rcu_free_monitor_arm(void)
 {
-	if (!atomic_read(&rcu_free_monitor_pauses))
+	/* The sheaf, stored, before the bit is read: see above. */
+	smp_mb();
+	if (!delayed_work_pending(&rcu_free_monitor) &&
+	    !atomic_read(&rcu_free_monitor_pauses))
 		queue_delayed_work(system_unbound_wq, &rcu_free_monitor,
 				   msecs_to_jiffies(SLABX_RCU_FREE_MAX_AGE_MS));
 }
