@@ -24,9 +24,9 @@
  * CPU that stopped freeing are not held without end (kfree_rcu()'s own
  * monitor drains its batches every 5 s). The monitor is a delayed work
  * that runs only while some rcu_free sheaf is open: opening one arms it
- * (with queue_delayed_work(), from any context slabx_free_rcu() allows,
- * as kfree_rcu() arms its own), and it arms itself again while it saw one
- * too young to queue.
+ * unless it is queued already (with queue_delayed_work(), from any context
+ * slabx_free_rcu() allows, as kfree_rcu() arms its own), and it arms
+ * itself again while it saw one too young to queue.
  *
  * Every rcu_free sheaf and fallback batch is counted in its cache's
  * rcu_inflight of the epoch in which it opened, until its objects are
@@ -223,12 +223,15 @@ static bool rcu_free_monitor_young;
  * Run the monitor in SLABX_RCU_FREE_MAX_AGE_MS unless it is queued
  * already. The sheaf just opened is stored before the pending bit is read
  * (smp_mb()), and the workqueue clears the bit with a full barrier before
- * the monitor runs (set_work_pool_and_clear_pending()): so either the bit
- * reads clear here and the monitor is queued, or the monitor that runs
- * next sees the sheaf (and arms itself again while it is young). The
- * look saves all but the first open queue_delayed_work()'s atomic
- * test-and-set and its interrupt masking, which UML's bench showed in
- * slabx_free_rcu()'s cost.
+ * the monitor runs (set_work_pool_and_clear_pending(), 6.1 to 6.12; a
+ * workqueue that dropped that barrier would break this silently): so
+ * either the bit reads clear here and the monitor is queued, or the
+ * monitor that runs next sees the sheaf (and arms itself again while it
+ * is young). The bit is also set with no run to follow, or a run returns
+ * at once, but only while the monitor is paused, and the resume that ends
+ * the last pause runs it. The look saves queue_delayed_work()'s atomic
+ * test-and-set on one line for every CPU, and its interrupt masking, on
+ * every open but about one per monitor period.
  */
 static void rcu_free_monitor_arm(void)
 {
@@ -373,7 +376,8 @@ EXPORT_SYMBOL_NS_GPL(slabx_rcu_free_monitor_pause, SLABX_TEST);
  * slabx_rcu_free_monitor_resume() - undo one slabx_rcu_free_monitor_pause()
  *
  * The resume that undoes the last pause in force runs the monitor once,
- * before returning. A resume without a pause is refused with a warning.
+ * before returning (unless a pause() races with it: then that pause's
+ * resume does). A resume without a pause is refused with a warning.
  *
  * Context: as slabx_rcu_free_monitor_pause().
  */
@@ -387,6 +391,20 @@ void slabx_rcu_free_monitor_resume(void)
 	flush_delayed_work(&rcu_free_monitor);
 }
 EXPORT_SYMBOL_NS_GPL(slabx_rcu_free_monitor_resume, SLABX_TEST);
+
+/**
+ * slabx_rcu_free_monitor_exit() - make sure the age monitor is gone
+ *
+ * At module exit, which paused the monitor first. A monitor queued since
+ * (a sheaf opened after exit began) would run after the unload: it is
+ * cancelled, with a warning.
+ *
+ * Context: process context, may sleep.
+ */
+void slabx_rcu_free_monitor_exit(void)
+{
+	WARN_ON_ONCE(cancel_delayed_work_sync(&rcu_free_monitor));
+}
 
 /* Give rcu_free an empty sheaf that needs no allocation. */
 static bool rcu_free_get_empty(struct slabx_cache *s,

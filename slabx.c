@@ -1135,6 +1135,7 @@ static void __exit slabx_exit(void)
 	slabx_objpools_exit();
 	slabx_nolock_pages_exit();
 	slabx_slab_account_exit();
+	slabx_rcu_free_monitor_exit();
 	destroy_workqueue(slabx_wq);
 }
 

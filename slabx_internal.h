@@ -1204,6 +1204,7 @@ void slabx_rcu_done(struct slabx_cache *s, unsigned long nr);
 void slabx_rcu_free_submit_pcs(struct slabx_cache *s,
 			       struct slabx_cpu_sheaves *pcs, int nid);
 void slabx_rcu_free_flush_cpu(struct slabx_cache *s, unsigned int cpu);
+void slabx_rcu_free_monitor_exit(void);
 int slabx_fault_injected_rcu_sheaf(void);
 
 /* objpool.c */
