@@ -33,8 +33,10 @@
  * the kernel all unreclaimable slab pages, a wider count), the time until every object is
  * free again after the last free (slabx_rcu_barrier() against
  * kvfree_rcu_barrier()), and slabx's call_rcu() invocations per 1000 frees;
- * and the same frees with a plain slabx_free(), for what the grace period
- * adds to a free (rcu/plain).
+ * over all of slabx's rounds, the sheaves it allocated and what became of
+ * its rcu_free sheaves after their grace period (kept full in a barn, or
+ * flushed to the slabs); and the same frees with a plain slabx_free(),
+ * for what the grace period adds to a free (rcu/plain).
  *
  * Last, the any-context paths: an order-0 page allocated and freed with
  * alloc_pages(GFP_ATOMIC) + __free_pages() against slabx_try_alloc_pages()
@@ -500,8 +502,29 @@ fail:
 	return -ENOMEM;
 }
 
+/*
+ * The slabx cache's counters that the free_rcu rounds report, in this
+ * order: frees, call_rcu()s, sheaves allocated, rcu_free sheaves kept in
+ * a barn after their grace period, and those flushed.
+ */
+static const enum slabx_stat_item rcu_counted[] = {
+	SLABX_FREE_RCU, SLABX_RCU_CALL, SLABX_SHEAF_ALLOC,
+	SLABX_RCU_SHEAF_TO_BARN, SLABX_RCU_SHEAF_FLUSHED,
+};
+
+static void rcu_count(void *cache, unsigned long *c, bool end)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(rcu_counted); i++) {
+		unsigned long v = slabx_cache_stat(cache, rcu_counted[i]);
+
+		c[i] = end ? v - c[i] : v;
+	}
+}
+
 static void rcu_print(unsigned int size, const struct rcu_result r[3],
-		      unsigned long calls, unsigned long frees)
+		      const unsigned long *c)
 {
 	u64 ratio = div64_u64(r[1].ns * 1000, max_t(u64, r[0].ns, 1));
 	u64 plain = div64_u64(r[1].ns * 1000, max_t(u64, r[2].ns, 1));
@@ -511,7 +534,9 @@ static void rcu_print(unsigned int size, const struct rcu_result r[3],
 		r[1].ns % 1000 / 10, ratio / 1000, ratio % 1000);
 	pr_info("size %4u free_rcu  peak pages kfree_rcu %lu slabx %lu; reusable after kfree_rcu %llu us slabx %llu us; slabx call_rcu per 1000 frees %lu\n",
 		size, r[0].peak, r[1].peak, r[0].reuse_us, r[1].reuse_us,
-		frees ? calls * 1000 / frees : 0);
+		c[0] ? c[1] * 1000 / c[0] : 0);
+	pr_info("size %4u free_rcu  slabx over %lu frees: %lu sheaves allocated; after the grace period %lu kept in a barn, %lu flushed to the slabs\n",
+		size, c[0], c[2], c[3], c[4]);
 	pr_info("size %4u free_rcu  slabx_free %4llu.%02llu ns  slabx_free_rcu %4llu.%02llu ns  rcu/plain %llu.%03llu\n",
 		size, r[2].ns / 1000, r[2].ns % 1000 / 10, r[1].ns / 1000,
 		r[1].ns % 1000 / 10, plain / 1000, plain % 1000);
@@ -523,23 +548,21 @@ static int bench_rcu(void *caches[2], unsigned int size)
 	unsigned int total = max_t(unsigned int,
 				   rounddown(ops, BENCH_MAX_BATCH),
 				   BENCH_MAX_BATCH);
-	unsigned long calls, frees;
+	unsigned long c[ARRAY_SIZE(rcu_counted)];
 	struct rcu_result r[ARRAY_SIZE(bench_rcu_ops)];
 	unsigned int round, k;
 	int ret;
 
 	for (k = 0; k < ARRAY_SIZE(r); k++)
 		r[k] = (struct rcu_result){ .ns = U64_MAX, .reuse_us = U64_MAX };
-	calls = slabx_cache_stat(caches[1], SLABX_RCU_CALL);
-	frees = slabx_cache_stat(caches[1], SLABX_FREE_RCU);
+	rcu_count(caches[1], c, false);
 	for (round = 0; round < rounds * 2; round++) {
 		ret = rcu_round(&bench_rcu_ops[round & 1], caches[round & 1],
 				total, &r[round & 1]);
 		if (ret)
 			return ret;
 	}
-	calls = slabx_cache_stat(caches[1], SLABX_RCU_CALL) - calls;
-	frees = slabx_cache_stat(caches[1], SLABX_FREE_RCU) - frees;
+	rcu_count(caches[1], c, true);
 	/*
 	 * The plain frees last: between the others they would leave the
 	 * barn full where slabx_free_rcu() finds the empty sheaves it needs.
@@ -549,7 +572,7 @@ static int bench_rcu(void *caches[2], unsigned int size)
 		if (ret)
 			return ret;
 	}
-	rcu_print(size, r, calls, frees);
+	rcu_print(size, r, c);
 	return 0;
 }
 #else
