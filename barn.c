@@ -19,6 +19,7 @@
  */
 #include <linux/list.h>
 #include <linux/spinlock.h>
+#include <linux/string.h>
 
 #include "slabx_internal.h"
 
@@ -212,6 +213,44 @@ struct slabx_sheaf *slabx_barn_exchange_full(struct slabx_barn *barn,
 	}
 	raw_spin_unlock_irqrestore(&barn->lock, flags);
 	return empty;
+}
+
+/**
+ * slabx_barn_fill_empty() - fill the barn's empty sheaves from an array
+ * @barn: the barn.
+ * @objects: free objects of the barn's node.
+ * @nr: how many.
+ * @capacity: the cache's sheaf capacity.
+ *
+ * In one lock hold, while the barn has an empty sheaf, room for a full one
+ * and @capacity objects are left: fill the empty sheaf with the last
+ * @capacity objects of @objects and store it as full. The copy under the
+ * lock is bounded: %SLABX_RCU_SHEAF_LARGE_BYTES of pointers in all.
+ *
+ * Return: the sheaves filled; their objects were the last of @objects.
+ */
+unsigned int slabx_barn_fill_empty(struct slabx_barn *barn, void **objects,
+				   unsigned int nr, unsigned int capacity)
+{
+	struct slabx_sheaf *sheaf;
+	unsigned int filled = 0;
+	unsigned long flags;
+
+	if (!READ_ONCE(barn->nr_empty) || nr < capacity)
+		return 0;
+	raw_spin_lock_irqsave(&barn->lock, flags);
+	while (nr >= capacity && barn->nr_full < barn->max_full) {
+		sheaf = take(&barn->empty, &barn->nr_empty);
+		if (!sheaf)
+			break;
+		nr -= capacity;
+		memcpy(sheaf->objects, objects + nr, capacity * sizeof(void *));
+		sheaf->size = capacity;
+		put(sheaf, &barn->full, &barn->nr_full);
+		filled++;
+	}
+	raw_spin_unlock_irqrestore(&barn->lock, flags);
+	return filled;
 }
 
 /**

@@ -12,11 +12,23 @@
  *
  * The free path does not need memory. The next rcu_free sheaf is this
  * CPU's empty spare or an empty sheaf of the barn; else, where kmalloc()
- * with GFP_NOWAIT is allowed, a new one. When none can be had (or the
- * sheaves are busy, or the object is of another node, or the cache has no
- * sheaves), the object waits in its own slab instead: every slab has one
- * pending bit per object, so this fallback needs no memory either, never
- * sleeps and loses nothing (slabx_slab_defer_rcu()).
+ * with GFP_NOWAIT is allowed, a new one: of the cache's capacity while
+ * nothing of the cache waits for a grace period, else a large one of
+ * %SLABX_RCU_SHEAF_LARGE_BYTES (about 500 objects, or the cache's sheaf
+ * capacity where that is more). Empty sheaves run out when frees outrun
+ * grace periods, since every sheaf filled since waits; then one
+ * allocation, one call_rcu() and one kfree() serve about 500 frees rather
+ * than a sheaf's 4 to 64, and a cache that frees by RCU now and then
+ * keeps no 4 KiB sheaf open. No barn stores a large sheaf: after its
+ * grace period its objects fill the barn's empty sheaves, as many as the
+ * barn stores full (in one lock hold), the rest go back to their slabs,
+ * and the large sheaf is freed.
+ *
+ * When no sheaf can be had (or the sheaves are busy, or the object is of
+ * another node, or the cache has no sheaves), the object waits in its own
+ * slab instead: every slab has one pending bit per object, so this
+ * fallback needs no memory either, never sleeps and loses nothing
+ * (slabx_slab_defer_rcu()).
  *
  * A partial rcu_free sheaf is queued by slabx_rcu_barrier(), by
  * slabx_cache_shrink(), when its CPU dies, and by the age monitor once it
@@ -128,6 +140,55 @@ void slabx_rcu_done(struct slabx_cache *s, unsigned long nr)
 	slabx_stat_add(s, SLABX_FREE_RCU_DONE, nr);
 }
 
+/*
+ * The capacity of the rcu_free sheaf slabx_free_rcu() allocates: the
+ * cache's while none of its sheaves or fallback batches waits for a grace
+ * period, else large (see the top).
+ */
+static unsigned int rcu_sheaf_new_capacity(struct slabx_cache *s)
+{
+	unsigned int large = (SLABX_RCU_SHEAF_LARGE_BYTES -
+			      sizeof(struct slabx_sheaf)) / sizeof(void *);
+
+	if (!atomic_read(&s->rcu_inflight[0]) &&
+	    !atomic_read(&s->rcu_inflight[1]))
+		return s->sheaf_capacity;
+	return max(s->sheaf_capacity, large);
+}
+
+/* Whether @sheaf is a large rcu_free sheaf, which no barn may store. */
+static bool rcu_sheaf_large(struct slabx_cache *s, struct slabx_sheaf *sheaf)
+{
+	return sheaf->capacity != s->sheaf_capacity;
+}
+
+/* An empty sheaf rcu_free is done with: kept in @barn, or freed. */
+static void rcu_sheaf_discard(struct slabx_cache *s, struct slabx_barn *barn,
+			      struct slabx_sheaf *sheaf)
+{
+	if (rcu_sheaf_large(s, sheaf))
+		slabx_sheaf_free(s, sheaf);
+	else
+		slabx_sheaf_stash_empty(s, barn, sheaf);
+}
+
+/*
+ * After the grace period of a large sheaf: fill the barn's empty sheaves
+ * with its objects, as many as the barn stores full; the rest stay.
+ */
+static void rcu_sheaf_split(struct slabx_cache *s, struct slabx_barn *barn,
+			    struct slabx_sheaf *sheaf)
+{
+	unsigned int filled;
+
+	filled = slabx_barn_fill_empty(barn, sheaf->objects, sheaf->size,
+				       s->sheaf_capacity);
+	if (!filled)
+		return;
+	slabx_sheaf_forget(sheaf, sheaf->size - filled * s->sheaf_capacity);
+	slabx_stat_add(s, SLABX_RCU_SHEAF_SPLIT, filled);
+}
+
 /* After the grace period: the sheaf's objects are free for everybody. */
 static void rcu_sheaf_done(struct rcu_head *head)
 {
@@ -138,21 +199,26 @@ static void rcu_sheaf_done(struct rcu_head *head)
 	unsigned int nr = sheaf->size, epoch = sheaf->rcu_epoch, i;
 	u64 queued = sheaf->rcu_queued_ns;
 	int nid = sheaf->nid;
-	bool full = nr == sheaf->capacity, to_barn;
+	bool large = rcu_sheaf_large(s, sheaf);
+	bool full = !large && nr == sheaf->capacity, to_barn;
 
 	if (IS_ENABLED(CONFIG_KASAN_GENERIC) || slabx_init_on_free(s))
 		for (i = 0; i < nr; i++)
 			slabx_free_hook(s, sheaf->objects[i], false);
 
+	if (large)
+		rcu_sheaf_split(s, barn, sheaf);
 	to_barn = full && slabx_barn_put_full(barn, sheaf);
 	if (full)
 		trace_slabx_barn_put(s, nid, to_barn);
 	if (to_barn) {
 		slabx_stat_inc(s, SLABX_RCU_SHEAF_TO_BARN);
 	} else {
-		slabx_sheaf_flush(s, sheaf);
-		slabx_sheaf_stash_empty(s, barn, sheaf);
-		slabx_stat_inc(s, SLABX_RCU_SHEAF_FLUSHED);
+		if (sheaf->size) {
+			slabx_sheaf_flush(s, sheaf);
+			slabx_stat_inc(s, SLABX_RCU_SHEAF_FLUSHED);
+		}
+		rcu_sheaf_discard(s, barn, sheaf);
 	}
 	/* 0: queued while the event was off, no wait to report. */
 	if (trace_slabx_rcu_sheaf_done_enabled() && queued)
@@ -508,12 +574,15 @@ static bool free_rcu_to_sheaf(struct slabx_cache *s, struct slabx_slab *slab,
 	if (done || slab->nid != numa_mem_id() || !slabx_may_alloc_sheaf() ||
 	    slabx_fault_injected_rcu_sheaf())
 		return done;
-	new = slabx_sheaf_new(s, s->sheaf_capacity, SLABX_FREE_SHEAF_GFP);
+	new = slabx_sheaf_new(s, rcu_sheaf_new_capacity(s),
+			      SLABX_FREE_SHEAF_GFP);
 	if (!new)
 		return false;
+	if (rcu_sheaf_large(s, new))
+		slabx_stat_inc(s, SLABX_RCU_SHEAF_LARGE);
 	done = rcu_free_push(s, slab, obj, &new);
 	if (new)
-		slabx_sheaf_stash_empty(s, slabx_local_barn(s), new);
+		rcu_sheaf_discard(s, slabx_local_barn(s), new);
 	return done;
 }
 

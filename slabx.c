@@ -212,6 +212,8 @@ const char * const slabx_stat_names[SLABX_NR_STATS] = {
 	[SLABX_RESERVE_REFILL]		= "reserve_refill",
 	[SLABX_RESERVE_WAIT]		= "reserve_wait",
 	[SLABX_RCU_SHEAF_AGED]		= "rcu_sheaf_aged",
+	[SLABX_RCU_SHEAF_LARGE]		= "rcu_sheaf_large",
+	[SLABX_RCU_SHEAF_SPLIT]		= "rcu_sheaf_split",
 };
 
 /* Objects a user gives back through the slab layer directly. */

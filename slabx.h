@@ -44,6 +44,12 @@ struct slabx_sheaf;
  * open this long (see slabx_free_rcu()).
  */
 #define SLABX_RCU_FREE_MAX_AGE_MS	1000
+/*
+ * The size of a large rcu_free sheaf, header included: what
+ * slabx_free_rcu() allocates when it finds no empty sheaf, so that one
+ * allocation and one call_rcu() serve about 500 frees (see rcu_free.c).
+ */
+#define SLABX_RCU_SHEAF_LARGE_BYTES	4096
 
 /* Align objects to the L1 cache line (at least). */
 #define SLABX_HWCACHE_ALIGN	0x1U
@@ -138,7 +144,8 @@ struct slabx_cache_args {
  * @SLABX_FREE_RCU_FALLBACK: objects left waiting in their slab instead.
  * @SLABX_RCU_SHEAF_SUBMITTED: rcu_free sheaves queued for a grace period.
  * @SLABX_RCU_SHEAF_TO_BARN: of those, stored in a barn as full afterwards.
- * @SLABX_RCU_SHEAF_FLUSHED: of those, flushed to the slabs afterwards.
+ * @SLABX_RCU_SHEAF_FLUSHED: of those, flushed to the slabs afterwards (a
+ *	large one, see %SLABX_RCU_SHEAF_LARGE: the objects no barn sheaf took).
  * @SLABX_RCU_CALL: call_rcu() invocations.
  * @SLABX_ALLOC_NOLOCK: objects handed out by slabx_alloc_nolock().
  * @SLABX_ALLOC_NOLOCK_FAIL: slabx_alloc_nolock() calls that returned NULL.
@@ -154,6 +161,11 @@ struct slabx_cache_args {
  * @SLABX_RCU_SHEAF_AGED: partial rcu_free sheaves queued by the age
  *	monitor, open for %SLABX_RCU_FREE_MAX_AGE_MS or more (last, so that
  *	the items before keep their values).
+ * @SLABX_RCU_SHEAF_LARGE: large rcu_free sheaves allocated
+ *	(%SLABX_RCU_SHEAF_LARGE_BYTES), when slabx_free_rcu() found no empty
+ *	sheaf while a grace period of the cache was pending.
+ * @SLABX_RCU_SHEAF_SPLIT: barn sheaves filled with the objects of large
+ *	rcu_free sheaves after their grace period, and stored as full.
  * @SLABX_NR_STATS: number of counters.
  */
 enum slabx_stat_item {
@@ -200,6 +212,8 @@ enum slabx_stat_item {
 	SLABX_RESERVE_REFILL,
 	SLABX_RESERVE_WAIT,
 	SLABX_RCU_SHEAF_AGED,
+	SLABX_RCU_SHEAF_LARGE,
+	SLABX_RCU_SHEAF_SPLIT,
 	SLABX_NR_STATS
 };
 

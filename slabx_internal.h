@@ -91,7 +91,7 @@ void slabx_kfree(const void *ptr) __slabx_hot(kfree) __aligned(PAGE_SIZE);
  *	enabled, when it was queued (ktime_get_mono_fast_ns()); else 0.
  * @size: objects held, at the end of @objects.
  * @capacity: room in @objects; the cache's sheaf capacity, or more for an
- *	oversize prefilled sheaf.
+ *	oversize prefilled sheaf or a large rcu_free sheaf.
  * @objects: the objects.
  */
 struct slabx_sheaf {
@@ -875,6 +875,8 @@ struct slabx_sheaf *slabx_barn_exchange_full(struct slabx_barn *barn,
 struct slabx_sheaf *slabx_barn_try_exchange(struct slabx_barn *barn,
 					    struct slabx_sheaf *sheaf);
 bool slabx_barn_has_room_for_full(struct slabx_barn *barn);
+unsigned int slabx_barn_fill_empty(struct slabx_barn *barn, void **objects,
+				   unsigned int nr, unsigned int capacity);
 void slabx_barn_take_all(struct slabx_barn *barn, struct list_head *full,
 			 struct list_head *empty);
 void slabx_barn_occupancy(struct slabx_barn *barn, unsigned int *nr_full,

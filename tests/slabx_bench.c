@@ -33,10 +33,11 @@
  * the kernel all unreclaimable slab pages, a wider count), the time until every object is
  * free again after the last free (slabx_rcu_barrier() against
  * kvfree_rcu_barrier()), and slabx's call_rcu() invocations per 1000 frees;
- * over all of slabx's rounds, the sheaves it allocated and what became of
- * its rcu_free sheaves after their grace period (kept full in a barn, or
- * flushed to the slabs); and the same frees with a plain slabx_free(),
- * for what the grace period adds to a free (rcu/plain).
+ * over all of slabx's rounds, the sheaves it allocated (how many large)
+ * and what became of its rcu_free sheaves after their grace period (kept
+ * full in a barn, split into barn sheaves, or flushed to the slabs); and
+ * the same frees with a plain slabx_free(), for what the grace period adds
+ * to a free (rcu/plain).
  *
  * Last, the any-context paths: an order-0 page allocated and freed with
  * alloc_pages(GFP_ATOMIC) + __free_pages() against slabx_try_alloc_pages()
@@ -504,12 +505,14 @@ fail:
 
 /*
  * The slabx cache's counters that the free_rcu rounds report, in this
- * order: frees, call_rcu()s, sheaves allocated, rcu_free sheaves kept in
- * a barn after their grace period, and those flushed.
+ * order: frees, call_rcu()s, sheaves allocated, of those large rcu_free
+ * sheaves, rcu_free sheaves kept in a barn after their grace period, barn
+ * sheaves filled from large ones, and rcu_free sheaves flushed.
  */
 static const enum slabx_stat_item rcu_counted[] = {
 	SLABX_FREE_RCU, SLABX_RCU_CALL, SLABX_SHEAF_ALLOC,
-	SLABX_RCU_SHEAF_TO_BARN, SLABX_RCU_SHEAF_FLUSHED,
+	SLABX_RCU_SHEAF_LARGE, SLABX_RCU_SHEAF_TO_BARN, SLABX_RCU_SHEAF_SPLIT,
+	SLABX_RCU_SHEAF_FLUSHED,
 };
 
 static void rcu_count(void *cache, unsigned long *c, bool end)
@@ -535,8 +538,8 @@ static void rcu_print(unsigned int size, const struct rcu_result r[3],
 	pr_info("size %4u free_rcu  peak pages kfree_rcu %lu slabx %lu; reusable after kfree_rcu %llu us slabx %llu us; slabx call_rcu per 1000 frees %lu\n",
 		size, r[0].peak, r[1].peak, r[0].reuse_us, r[1].reuse_us,
 		c[0] ? c[1] * 1000 / c[0] : 0);
-	pr_info("size %4u free_rcu  slabx over %lu frees: %lu sheaves allocated; after the grace period %lu kept in a barn, %lu flushed to the slabs\n",
-		size, c[0], c[2], c[3], c[4]);
+	pr_info("size %4u free_rcu  slabx over %lu frees: %lu sheaves allocated, %lu of them large; after the grace period %lu kept in a barn, %lu barn sheaves filled from large ones, %lu flushed to the slabs\n",
+		size, c[0], c[2], c[3], c[4], c[5], c[6]);
 	pr_info("size %4u free_rcu  slabx_free %4llu.%02llu ns  slabx_free_rcu %4llu.%02llu ns  rcu/plain %llu.%03llu\n",
 		size, r[2].ns / 1000, r[2].ns % 1000 / 10, r[1].ns / 1000,
 		r[1].ns % 1000 / 10, plain / 1000, plain % 1000);

@@ -288,6 +288,11 @@ static void full_sheaves_go_home(struct kunit *test)
 			pin(test, a);
 			alloc_n(test, s, o, 8);
 			slabx_cache_shrink(s);	/* allocations go to the barn */
+			/*
+			 * The last round's callback is done: with nothing
+			 * waiting, the new rcu_free sheaf is of 8, not large.
+			 */
+			slabx_rcu_barrier(s);
 			snap_take(s, &sn);
 			free_rcu_n(s, o, 8);
 			KUNIT_EXPECT_EQ(test, delta(s, &sn, SLABX_RCU_SHEAF_SUBMITTED), 1UL);
@@ -312,10 +317,12 @@ static void full_sheaves_go_home(struct kunit *test)
 
 /*
  * How many objects wait for their grace period, and for how long, while
- * one CPU frees a stream of full sheaves: the peak of objects_rcu_waiting
- * and the time from the last free until every object is free again.
- * Printed to compare boots (rcu_nocbs= or not); checked only for losing
- * nothing.
+ * one CPU frees a stream of objects: the peak of objects_rcu_waiting and
+ * the time from the last free until every object is free again. Printed
+ * to compare boots (rcu_nocbs= or not); checked only for losing nothing.
+ * With grace periods pending the stream's sheaves may be large, and the
+ * last one is then partial: a shrink queues it at once, as the age
+ * monitor (stopped in this suite) would a second later.
  */
 static void rcu_wait_profile(struct kunit *test)
 {
@@ -336,28 +343,34 @@ static void rcu_wait_profile(struct kunit *test)
 		peak = max(peak, rcu_waiting(s));
 	}
 	start = ktime_get_ns();
+	slabx_cache_shrink(s);
 	while ((waiting = rcu_waiting(s))) {
 		KUNIT_ASSERT_LT_MSG(test, ktime_get_ns() - start, 30 * NSEC_PER_SEC,
 				    "%lu objects still wait after 30 s", waiting);
 		usleep_range(100, 200);
 	}
 	us = div_u64(ktime_get_ns() - start, NSEC_PER_USEC);
-	kunit_info(test, "%d objects freed in %lu sheaves: at most %lu waiting; all free %llu us after the last free; %lu sheaves to the barn\n",
+	kunit_info(test, "%d objects freed in %lu sheaves: at most %lu waiting; all free %llu us after the last free; %lu sheaves to the barn, %lu filled from large ones\n",
 		   PROFILE_SHEAVES * 16,
 		   delta(s, &sn, SLABX_RCU_SHEAF_SUBMITTED), peak, us,
-		   delta(s, &sn, SLABX_RCU_SHEAF_TO_BARN));
+		   delta(s, &sn, SLABX_RCU_SHEAF_TO_BARN),
+		   delta(s, &sn, SLABX_RCU_SHEAF_SPLIT));
 	KUNIT_EXPECT_EQ(test, delta(s, &sn, SLABX_FREE_RCU_DONE),
 			PROFILE_SHEAVES * 16UL);
 	KUNIT_EXPECT_EQ(test, objects_held(s), 0UL);
 	KUNIT_EXPECT_EQ(test, cache_destroy(test, s), 0);
 }
 
-/* Beyond the barn's limit of full sheaves, and for partial ones: flushed. */
+/*
+ * Beyond the barn's limit of full sheaves, and for partial ones: flushed.
+ * Each sheaf is waited for, so that the next one is of the cache's
+ * capacity (with a grace period pending it would be large).
+ */
 static void rcu_sheaves_flushed_when_barn_full(struct kunit *test)
 {
 	struct slabx_cache *s = cache(test, "kunit-rcu-flush", 64, 4);
 	struct slabx_info info;
-	unsigned long max, n;
+	unsigned long max, n, i;
 	struct snap sn;
 	void **o;
 
@@ -372,13 +385,97 @@ static void rcu_sheaves_flushed_when_barn_full(struct kunit *test)
 	pin(test, 0);
 	alloc_n(test, s, o, n);
 	snap_take(s, &sn);
-	free_rcu_n(s, o, n);
-	slabx_rcu_barrier(s);
+	for (i = 0; i < n; i += 4) {
+		free_rcu_n(s, o + i, min(4UL, n - i));
+		slabx_rcu_barrier(s);
+	}
 	KUNIT_EXPECT_EQ(test, delta(s, &sn, SLABX_RCU_SHEAF_SUBMITTED), max + 2);
+	KUNIT_EXPECT_EQ(test, delta(s, &sn, SLABX_RCU_SHEAF_LARGE), 0UL);
 	KUNIT_EXPECT_EQ(test, delta(s, &sn, SLABX_RCU_SHEAF_TO_BARN), max);
 	KUNIT_EXPECT_EQ(test, delta(s, &sn, SLABX_RCU_SHEAF_FLUSHED), 2UL);
 	KUNIT_EXPECT_EQ(test, delta(s, &sn, SLABX_FREE_RCU_DONE), n);
 	KUNIT_EXPECT_EQ(test, delta(s, &sn, SLABX_FREE), n);
+	KUNIT_EXPECT_EQ(test, objects_held(s), 0UL);
+	KUNIT_EXPECT_EQ(test, cache_destroy(test, s), 0);
+}
+
+#define LARGE_OBJS	14	/* 3 sheaves of 4 and 2 more */
+#define LARGE_EMPTIES	3
+
+/*
+ * Park @nr empty sheaves: this CPU's spare (which shrink took), then the
+ * barn's. Their objects, 4 each, are left in @p.
+ */
+static void park_empty_sheaves(struct kunit *test, struct slabx_cache *s,
+			       void **p, int nr)
+{
+	struct slabx_sheaf *sheaf;
+	int i, j;
+
+	for (i = 0; i < nr; i++) {
+		sheaf = slabx_prefill_sheaf(s, GFP_KERNEL, 4);
+		KUNIT_ASSERT_FALSE(test, IS_ERR(sheaf));
+		for (j = 0; j < 4; j++)
+			*p++ = slabx_alloc_from_sheaf(s, GFP_KERNEL, sheaf);
+		slabx_return_sheaf(s, GFP_KERNEL, sheaf);
+	}
+}
+
+/*
+ * While something of the cache waits for a grace period (here a partial
+ * rcu_free sheaf of another CPU, kept open: the suite stops the age
+ * monitor), slabx_free_rcu() with no empty sheaf at hand allocates a
+ * large rcu_free sheaf, which does not fill at the cache's capacity.
+ * After its grace period the large sheaf fills the barn's empty sheaves
+ * (stored as full: another allocation gets them), the rest of its objects
+ * go back to their slabs, and the large sheaf is freed, never stored.
+ */
+static void large_sheaf_while_grace_period_pends(struct kunit *test)
+{
+	struct slabx_cache *s = cache(test, "kunit-rcu-large", 64, 4);
+	void *o[LARGE_OBJS], *e[(LARGE_EMPTIES + 1) * 4], *p;
+	struct slabx_info info;
+	struct snap sn;
+	int a, b;
+
+	require_sheaves(test);
+	a = same_node_pair(&b);
+	if (a < 0)
+		kunit_skip(test, "needs two CPUs of a node");
+	pin(test, a);
+	alloc_n(test, s, o, LARGE_OBJS);
+	slabx_cache_shrink(s);	/* no empty sheaf at hand: no spare, none in a barn */
+	snap_take(s, &sn);
+	pin(test, b);
+	alloc_n(test, s, &p, 1);
+	free_rcu_n(s, &p, 1);	/* nothing waits yet: a sheaf of 4, partial */
+	KUNIT_EXPECT_EQ(test, delta(s, &sn, SLABX_RCU_SHEAF_LARGE), 0UL);
+
+	pin(test, a);
+	free_rcu_n(s, o, LARGE_OBJS);
+	KUNIT_EXPECT_EQ(test, delta(s, &sn, SLABX_RCU_SHEAF_LARGE), 1UL);
+	KUNIT_EXPECT_EQ(test, delta(s, &sn, SLABX_RCU_SHEAF_SUBMITTED), 0UL);
+	KUNIT_EXPECT_EQ(test, delta(s, &sn, SLABX_FREE_RCU_SHEAF),
+			LARGE_OBJS + 1UL);
+
+	/*
+	 * At least LARGE_EMPTIES empty sheaves in the barn when the grace
+	 * period ends (b's flushed sheaf may add one): 3 filled either way.
+	 */
+	park_empty_sheaves(test, s, e, LARGE_EMPTIES + 1);
+	slabx_rcu_barrier(s);
+	KUNIT_EXPECT_EQ(test, delta(s, &sn, SLABX_RCU_SHEAF_SUBMITTED), 2UL);
+	KUNIT_EXPECT_EQ(test, delta(s, &sn, SLABX_RCU_SHEAF_SPLIT), 3UL);
+	KUNIT_EXPECT_EQ(test, delta(s, &sn, SLABX_RCU_SHEAF_TO_BARN), 0UL);
+	/* b's partial sheaf, and what the barn's sheaves left of the large. */
+	KUNIT_EXPECT_EQ(test, delta(s, &sn, SLABX_RCU_SHEAF_FLUSHED), 2UL);
+	KUNIT_EXPECT_EQ(test, delta(s, &sn, SLABX_FREE_RCU_DONE),
+			LARGE_OBJS + 1UL);
+	slabx_cache_info(s, &info);
+	KUNIT_EXPECT_EQ(test, info.objects_barn, 12UL);
+	KUNIT_EXPECT_EQ(test, rcu_waiting(s), 0UL);
+
+	free_n(s, e, ARRAY_SIZE(e));
 	KUNIT_EXPECT_EQ(test, objects_held(s), 0UL);
 	KUNIT_EXPECT_EQ(test, cache_destroy(test, s), 0);
 }
@@ -840,6 +937,7 @@ static struct kunit_case slabx_rcu_cases[] = {
 	KUNIT_CASE(full_sheaves_go_home),
 	KUNIT_CASE(rcu_wait_profile),
 	KUNIT_CASE(rcu_sheaves_flushed_when_barn_full),
+	KUNIT_CASE(large_sheaf_while_grace_period_pends),
 	KUNIT_CASE_SLOW(destroy_right_after_free_rcu),
 	KUNIT_CASE(destroy_after_free_rcu_from_workqueue),
 	KUNIT_CASE(free_rcu_from_hardirq),

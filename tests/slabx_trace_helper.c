@@ -34,9 +34,16 @@ static void rcu_work(void)
 		migrate_enable();
 		return;
 	}
-	/* Three full sheaves, then a partial one queued by the barrier. */
-	for (i = 0; i < HELPER_OBJS - 1; i++)
+	/*
+	 * Three full sheaves, each waited for so that the next one is of
+	 * the cache's capacity again (with a grace period pending it would
+	 * be large), then a partial one queued by the barrier.
+	 */
+	for (i = 0; i < HELPER_OBJS - 1; i++) {
 		slabx_free_rcu(rcu_cache, objs[i]);
+		if (i % HELPER_SHEAF == HELPER_SHEAF - 1)
+			slabx_rcu_barrier(rcu_cache);
+	}
 	slabx_free(rcu_cache, objs[HELPER_OBJS - 1]);
 	migrate_enable();
 	slabx_rcu_barrier(rcu_cache);

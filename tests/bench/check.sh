@@ -92,7 +92,7 @@ free_rcu_plain_line()
 {
 	printf '%s\n' \
 		'size   64 free_rcu  kfree_rcu    5.02 ns  slabx    6.99 ns  ratio 1.391' \
-		'size   64 free_rcu  slabx over 20480 frees: 320 sheaves allocated; after the grace period 32 kept in a barn, 288 flushed to the slabs' \
+		'size   64 free_rcu  slabx over 20480 frees: 60 sheaves allocated, 40 of them large; after the grace period 20 kept in a barn, 96 barn sheaves filled from large ones, 40 flushed to the slabs' \
 		'size   64 free_rcu  slabx_free    3.61 ns  slabx_free_rcu    6.99 ns  rcu/plain 1.936' \
 		> "$tmp/plain.txt"
 	figures "$tmp/plain.txt" > "$tmp/plain"
