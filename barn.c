@@ -225,7 +225,8 @@ struct slabx_sheaf *slabx_barn_exchange_full(struct slabx_barn *barn,
  * In one lock hold, while the barn has an empty sheaf, room for a full one
  * and @capacity objects are left: fill the empty sheaf with the last
  * @capacity objects of @objects and store it as full. The copy under the
- * lock is bounded: %SLABX_RCU_SHEAF_LARGE_BYTES of pointers in all.
+ * lock is bounded by @nr pointers, a large rcu_free sheaf's at most
+ * (%SLABX_RCU_SHEAF_LARGE_BYTES).
  *
  * Return: the sheaves filled; their objects were the last of @objects.
  */

@@ -12,14 +12,16 @@
  *
  * The free path does not need memory. The next rcu_free sheaf is this
  * CPU's empty spare or an empty sheaf of the barn; else, where kmalloc()
- * with GFP_NOWAIT is allowed, a new one: of the cache's capacity while
- * nothing of the cache waits for a grace period, else a large one of
- * %SLABX_RCU_SHEAF_LARGE_BYTES (about 500 objects, or the cache's sheaf
- * capacity where that is more). Empty sheaves run out when frees outrun
- * grace periods, since every sheaf filled since waits; then one
- * allocation, one call_rcu() and one kfree() serve about 500 frees rather
- * than a sheaf's 4 to 64, and a cache that frees by RCU now and then
- * keeps no 4 KiB sheaf open. No barn stores a large sheaf: after its
+ * with GFP_NOWAIT is allowed, a new one: of the cache's capacity while no
+ * rcu_free sheaf of the cache waits for its grace period, else a large
+ * one (%SLABX_RCU_SHEAF_LARGE_BYTES: up to 506 objects, and up to
+ * %SLABX_RCU_SHEAF_LARGE_HOLD bytes of them; a large sheaf is one with
+ * more room than the cache's sheaves). Empty sheaves run out when frees
+ * outrun grace periods, since every sheaf filled since waits; then one
+ * allocation, one call_rcu() and one kfree() serve up to about 500 frees
+ * rather than a sheaf's 4 to 64, while a cache that frees by RCU now and
+ * then keeps no large sheaf open. If the large sheaf cannot be had, one of
+ * the cache's capacity is tried. No barn stores a large sheaf: after its
  * grace period its objects fill the barn's empty sheaves, as many as the
  * barn stores full (in one lock hold), the rest go back to their slabs,
  * and the large sheaf is freed.
@@ -141,17 +143,18 @@ void slabx_rcu_done(struct slabx_cache *s, unsigned long nr)
 }
 
 /*
- * The capacity of the rcu_free sheaf slabx_free_rcu() allocates: the
- * cache's while none of its sheaves or fallback batches waits for a grace
- * period, else large (see the top).
+ * The capacity of the rcu_free sheaf slabx_free_rcu() allocates first:
+ * the cache's while none of its rcu_free sheaves waits for a grace period,
+ * else large (see the top), unless the cache's capacity is as large.
  */
 static unsigned int rcu_sheaf_new_capacity(struct slabx_cache *s)
 {
-	unsigned int large = (SLABX_RCU_SHEAF_LARGE_BYTES -
-			      sizeof(struct slabx_sheaf)) / sizeof(void *);
+	unsigned int large = min_t(unsigned int,
+				   (SLABX_RCU_SHEAF_LARGE_BYTES -
+				    sizeof(struct slabx_sheaf)) / sizeof(void *),
+				   SLABX_RCU_SHEAF_LARGE_HOLD / s->stride);
 
-	if (!atomic_read(&s->rcu_inflight[0]) &&
-	    !atomic_read(&s->rcu_inflight[1]))
+	if (!atomic_read(&s->rcu_sheaves_queued))
 		return s->sheaf_capacity;
 	return max(s->sheaf_capacity, large);
 }
@@ -226,6 +229,7 @@ static void rcu_sheaf_done(struct rcu_head *head)
 					   ktime_get_mono_fast_ns() - queued,
 					   to_barn);
 	slabx_rcu_done(s, nr);
+	atomic_dec(&s->rcu_sheaves_queued);
 	slabx_rcu_put(s, epoch);
 }
 
@@ -241,6 +245,7 @@ static void rcu_sheaf_submit(struct slabx_cache *s, struct slabx_sheaf *sheaf,
 	trace_slabx_rcu_sheaf_submit(s, nid, sheaf->size);
 	slabx_stat_inc(s, SLABX_RCU_SHEAF_SUBMITTED);
 	slabx_stat_inc(s, SLABX_RCU_CALL);
+	atomic_inc(&s->rcu_sheaves_queued);
 	call_rcu(&sheaf->rcu, rcu_sheaf_done);
 }
 
@@ -568,14 +573,18 @@ static bool free_rcu_to_sheaf(struct slabx_cache *s, struct slabx_slab *slab,
 			      void *obj)
 {
 	struct slabx_sheaf *new = NULL;
+	unsigned int capacity;
 	bool done;
 
 	done = rcu_free_push(s, slab, obj, &new);
 	if (done || slab->nid != numa_mem_id() || !slabx_may_alloc_sheaf() ||
 	    slabx_fault_injected_rcu_sheaf())
 		return done;
-	new = slabx_sheaf_new(s, rcu_sheaf_new_capacity(s),
-			      SLABX_FREE_SHEAF_GFP);
+	capacity = rcu_sheaf_new_capacity(s);
+	new = slabx_sheaf_new(s, capacity, SLABX_FREE_SHEAF_GFP);
+	if (!new && capacity != s->sheaf_capacity)
+		new = slabx_sheaf_new(s, s->sheaf_capacity,
+				      SLABX_FREE_SHEAF_GFP);
 	if (!new)
 		return false;
 	if (rcu_sheaf_large(s, new))

@@ -149,9 +149,9 @@ void slabx_sheaf_stash_empty(struct slabx_cache *s, struct slabx_barn *barn,
  * @stride: the cache's object stride.
  *
  * About 16 KiB of objects per sheaf, between 4 and 64 objects. What is
- * paid once per sheaf (a barn exchange; for slabx_free_rcu() a call_rcu()
- * and, while grace periods are pending, a sheaf allocation) is spread
- * over that many objects.
+ * paid once per sheaf (a barn exchange; for slabx_free_rcu() a call_rcu())
+ * is spread over that many objects. While rcu_free sheaves wait for their
+ * grace period, slabx_free_rcu() allocates larger ones (see rcu_free.c).
  *
  * Return: the capacity.
  */

@@ -41,6 +41,9 @@
 
 #include "slabx_internal.h"
 
+/* Objects put back into their slabs in one hold of a node lock, at most. */
+#define SLABX_RELEASE_RUN	64
+
 /* ---- object and slab geometry ------------------------------------------ */
 
 /*
@@ -790,8 +793,10 @@ static struct slabx_slab *release_next(struct slabx_cache *s, void **p,
  * @fresh: the objects come straight from a user (slabx_free() and the
  *	like), not from a sheaf: they pass the checkers' free hook here.
  *
- * Holds each node's lock across runs of its objects. Never frees pages, so
- * it may run with the per-CPU sheaves held.
+ * Holds each node's lock across runs of its objects, of
+ * %SLABX_RELEASE_RUN objects at most: the lock is raw and IRQs are off
+ * meanwhile, and @nr may be a large rcu_free sheaf's or a bulk free's.
+ * Never frees pages, so it may run with the per-CPU sheaves held.
  *
  * Return: the number of objects put back (bad pointers are not).
  */
@@ -805,6 +810,7 @@ size_t slabx_slab_release(struct slabx_cache *s, void **p, size_t nr,
 	slab = release_next(s, p, nr, &i, fresh);
 	while (slab) {
 		struct slabx_node *n = s->node[slab->nid];
+		unsigned int run = 0;
 
 		raw_spin_lock_irqsave(&n->lock, flags);
 		slabx_stat_inc(s, SLABX_NODE_LOCK);
@@ -818,7 +824,8 @@ size_t slabx_slab_release(struct slabx_cache *s, void **p, size_t nr,
 			}
 			i++;
 			slab = release_next(s, p, nr, &i, fresh);
-		} while (slab && s->node[slab->nid] == n);
+		} while (slab && s->node[slab->nid] == n &&
+			 ++run < SLABX_RELEASE_RUN);
 		raw_spin_unlock_irqrestore(&n->lock, flags);
 	}
 	return freed;

@@ -45,11 +45,15 @@ struct slabx_sheaf;
  */
 #define SLABX_RCU_FREE_MAX_AGE_MS	1000
 /*
- * The size of a large rcu_free sheaf, header included: what
- * slabx_free_rcu() allocates when it finds no empty sheaf, so that one
- * allocation and one call_rcu() serve about 500 frees (see rcu_free.c).
+ * A large rcu_free sheaf, what slabx_free_rcu() allocates when it finds no
+ * empty sheaf while sheaves of the cache wait for their grace period (see
+ * rcu_free.c): at most SLABX_RCU_SHEAF_LARGE_BYTES, header included (506
+ * pointers on 64-bit), and room for at most SLABX_RCU_SHEAF_LARGE_HOLD
+ * bytes of objects, so that one allocation and one call_rcu() serve up to
+ * about 500 frees.
  */
 #define SLABX_RCU_SHEAF_LARGE_BYTES	4096
+#define SLABX_RCU_SHEAF_LARGE_HOLD	(64 * 1024)
 
 /* Align objects to the L1 cache line (at least). */
 #define SLABX_HWCACHE_ALIGN	0x1U
@@ -161,9 +165,10 @@ struct slabx_cache_args {
  * @SLABX_RCU_SHEAF_AGED: partial rcu_free sheaves queued by the age
  *	monitor, open for %SLABX_RCU_FREE_MAX_AGE_MS or more (last, so that
  *	the items before keep their values).
- * @SLABX_RCU_SHEAF_LARGE: large rcu_free sheaves allocated
- *	(%SLABX_RCU_SHEAF_LARGE_BYTES), when slabx_free_rcu() found no empty
- *	sheaf while a grace period of the cache was pending.
+ * @SLABX_RCU_SHEAF_LARGE: large rcu_free sheaves allocated (see
+ *	%SLABX_RCU_SHEAF_LARGE_BYTES), when slabx_free_rcu() found no empty
+ *	sheaf while rcu_free sheaves of the cache waited for their grace
+ *	period.
  * @SLABX_RCU_SHEAF_SPLIT: barn sheaves filled with the objects of large
  *	rcu_free sheaves after their grace period, and stored as full.
  * @SLABX_NR_STATS: number of counters.

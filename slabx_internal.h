@@ -84,7 +84,8 @@ void slabx_kfree(const void *ptr) __slabx_hot(kfree) __aligned(PAGE_SIZE);
  * @rcu: queued with call_rcu() while its objects wait for a grace period
  *	(never in a barn then).
  * @cache: owner.
- * @nid: node whose barn takes the sheaf back after its grace period.
+ * @nid: node whose barn takes the sheaf (or, for a large rcu_free sheaf,
+ *	its objects) back after its grace period.
  * @rcu_epoch: for an rcu_free sheaf, the cache's rcu epoch (0 or 1) when
  *	it took its first object, counted in that epoch's rcu_inflight.
  * @rcu_queued_ns: for an rcu_free sheaf queued while its trace event was
@@ -335,6 +336,9 @@ struct slabx_stats {
  *	rcu_free sheaf and fallback batch when it opens.
  * @rcu_inflight: per epoch parity, rcu_free sheaves and fallback batches
  *	opened and not yet freed.
+ * @rcu_sheaves_queued: rcu_free sheaves queued for a grace period whose
+ *	callback has not run yet: while there are some, slabx_free_rcu()
+ *	allocates large sheaves (rcu_free.c).
  * @rcu_barrier_mutex: serialises slabx_rcu_barrier() calls.
  * @pool: in pool mode, the objects' pool; NULL otherwise.
  * @reserve: objects set aside for the cache's reservations (reserve.c).
@@ -373,6 +377,7 @@ struct slabx_cache {
 	unsigned int rcu_bitmap_longs;
 	unsigned int rcu_epoch;
 	atomic_t rcu_inflight[2];
+	atomic_t rcu_sheaves_queued;
 	struct mutex rcu_barrier_mutex;	/* serialises slabx_rcu_barrier() */
 	struct slabx_objpool_head *pool;
 	struct slabx_reserve reserve;

@@ -403,78 +403,113 @@ static void rcu_sheaves_flushed_when_barn_full(struct kunit *test)
 #define LARGE_EMPTIES	3
 
 /*
- * Park @nr empty sheaves: this CPU's spare (which shrink took), then the
- * barn's. Their objects, 4 each, are left in @p.
+ * Park @nr empty sheaves, without sleeping: this CPU's spare (which a
+ * shrink took), then the barn's. Their objects, 4 each, are left in @p.
+ * Return: the sheaves parked.
  */
-static void park_empty_sheaves(struct kunit *test, struct slabx_cache *s,
-			       void **p, int nr)
+static int park_empty_sheaves(struct slabx_cache *s, void **p, int nr)
 {
 	struct slabx_sheaf *sheaf;
 	int i, j;
 
 	for (i = 0; i < nr; i++) {
-		sheaf = slabx_prefill_sheaf(s, GFP_KERNEL, 4);
-		KUNIT_ASSERT_FALSE(test, IS_ERR(sheaf));
+		sheaf = slabx_prefill_sheaf(s, GFP_NOWAIT, 4);
+		if (IS_ERR(sheaf))
+			break;
 		for (j = 0; j < 4; j++)
-			*p++ = slabx_alloc_from_sheaf(s, GFP_KERNEL, sheaf);
-		slabx_return_sheaf(s, GFP_KERNEL, sheaf);
+			*p++ = slabx_alloc_from_sheaf(s, GFP_NOWAIT, sheaf);
+		slabx_return_sheaf(s, GFP_NOWAIT, sheaf);
 	}
+	return i;
 }
 
 /*
- * While something of the cache waits for a grace period (here a partial
- * rcu_free sheaf of another CPU, kept open: the suite stops the age
- * monitor), slabx_free_rcu() with no empty sheaf at hand allocates a
- * large rcu_free sheaf, which does not fill at the cache's capacity.
- * After its grace period the large sheaf fills the barn's empty sheaves
- * (stored as full: another allocation gets them), the rest of its objects
- * go back to their slabs, and the large sheaf is freed, never stored.
+ * slabx_free_rcu() of @p, then @nr_empty empty sheaves parked (their
+ * objects in @e), all before a grace period can end. Where RCU readers
+ * may be preempted, a reader holds it back (and this CPU may allocate in
+ * it); elsewhere this CPU must schedule for it to end, and nothing here
+ * sleeps (a reader would disable preemption, and with it the allocation
+ * of rcu_free sheaves). Return: the sheaves parked.
+ */
+static int free_rcu_then_park(struct slabx_cache *s, void **p, int n,
+			      void **e, int nr_empty)
+{
+	int parked;
+
+	if (IS_ENABLED(CONFIG_PREEMPT_RCU)) {
+		rcu_read_lock();
+		free_rcu_n(s, p, n);
+		parked = park_empty_sheaves(s, e, nr_empty);
+		rcu_read_unlock();
+	} else {
+		free_rcu_n(s, p, n);
+		parked = park_empty_sheaves(s, e, nr_empty);
+	}
+	return parked;
+}
+
+/*
+ * While an rcu_free sheaf of the cache waits for its grace period,
+ * slabx_free_rcu() with no empty sheaf at hand allocates a large rcu_free
+ * sheaf, which does not fill at the cache's capacity. After its grace
+ * period the large sheaf fills the barn's empty sheaves (stored as full:
+ * the next allocations get exactly its last objects from the barn), the
+ * rest of its objects go back to their slabs, and the large sheaf is
+ * freed, never stored.
  */
 static void large_sheaf_while_grace_period_pends(struct kunit *test)
 {
 	struct slabx_cache *s = cache(test, "kunit-rcu-large", 64, 4);
-	void *o[LARGE_OBJS], *e[(LARGE_EMPTIES + 1) * 4], *p;
+	void *o[4 + LARGE_OBJS], *e[(LARGE_EMPTIES + 1) * 4], *got[16];
 	struct slabx_info info;
 	struct snap sn;
-	int a, b;
+	int parked, i;
 
 	require_sheaves(test);
-	a = same_node_pair(&b);
-	if (a < 0)
-		kunit_skip(test, "needs two CPUs of a node");
-	pin(test, a);
-	alloc_n(test, s, o, LARGE_OBJS);
+	pin(test, 0);
+	alloc_n(test, s, o, ARRAY_SIZE(o));
 	slabx_cache_shrink(s);	/* no empty sheaf at hand: no spare, none in a barn */
 	snap_take(s, &sn);
-	pin(test, b);
-	alloc_n(test, s, &p, 1);
-	free_rcu_n(s, &p, 1);	/* nothing waits yet: a sheaf of 4, partial */
-	KUNIT_EXPECT_EQ(test, delta(s, &sn, SLABX_RCU_SHEAF_LARGE), 0UL);
-
-	pin(test, a);
-	free_rcu_n(s, o, LARGE_OBJS);
-	KUNIT_EXPECT_EQ(test, delta(s, &sn, SLABX_RCU_SHEAF_LARGE), 1UL);
-	KUNIT_EXPECT_EQ(test, delta(s, &sn, SLABX_RCU_SHEAF_SUBMITTED), 0UL);
-	KUNIT_EXPECT_EQ(test, delta(s, &sn, SLABX_FREE_RCU_SHEAF),
-			LARGE_OBJS + 1UL);
-
 	/*
-	 * At least LARGE_EMPTIES empty sheaves in the barn when the grace
-	 * period ends (b's flushed sheaf may add one): 3 filled either way.
+	 * Nothing waits: a sheaf of 4, full and queued. Then one waits: a
+	 * large sheaf takes the rest, and stays partial. Then the spare and
+	 * LARGE_EMPTIES empty sheaves in the barn.
 	 */
-	park_empty_sheaves(test, s, e, LARGE_EMPTIES + 1);
+	parked = free_rcu_then_park(s, o, ARRAY_SIZE(o), e, LARGE_EMPTIES + 1);
+	KUNIT_ASSERT_EQ(test, parked, LARGE_EMPTIES + 1);
+	KUNIT_EXPECT_EQ(test, delta(s, &sn, SLABX_RCU_SHEAF_SUBMITTED), 1UL);
+	KUNIT_EXPECT_EQ(test, delta(s, &sn, SLABX_RCU_SHEAF_LARGE), 1UL);
+	KUNIT_EXPECT_EQ(test, delta(s, &sn, SLABX_FREE_RCU_SHEAF),
+			(unsigned long)ARRAY_SIZE(o));
+
 	slabx_rcu_barrier(s);
 	KUNIT_EXPECT_EQ(test, delta(s, &sn, SLABX_RCU_SHEAF_SUBMITTED), 2UL);
-	KUNIT_EXPECT_EQ(test, delta(s, &sn, SLABX_RCU_SHEAF_SPLIT), 3UL);
-	KUNIT_EXPECT_EQ(test, delta(s, &sn, SLABX_RCU_SHEAF_TO_BARN), 0UL);
-	/* b's partial sheaf, and what the barn's sheaves left of the large. */
-	KUNIT_EXPECT_EQ(test, delta(s, &sn, SLABX_RCU_SHEAF_FLUSHED), 2UL);
+	KUNIT_EXPECT_EQ(test, delta(s, &sn, SLABX_RCU_SHEAF_TO_BARN), 1UL);
+	KUNIT_EXPECT_EQ(test, delta(s, &sn, SLABX_RCU_SHEAF_SPLIT),
+			(unsigned long)LARGE_EMPTIES);
+	/* What the barn's sheaves left of the large one, then it is freed. */
+	KUNIT_EXPECT_EQ(test, delta(s, &sn, SLABX_RCU_SHEAF_FLUSHED), 1UL);
+	KUNIT_EXPECT_EQ(test, delta(s, &sn, SLABX_SHEAF_FREE), 1UL);
 	KUNIT_EXPECT_EQ(test, delta(s, &sn, SLABX_FREE_RCU_DONE),
-			LARGE_OBJS + 1UL);
+			(unsigned long)ARRAY_SIZE(o));
 	slabx_cache_info(s, &info);
-	KUNIT_EXPECT_EQ(test, info.objects_barn, 12UL);
+	KUNIT_EXPECT_EQ(test, info.objects_barn, 4UL * (1 + LARGE_EMPTIES));
+	KUNIT_EXPECT_EQ(test, info.sheaves_barn_empty, 0UL);
 	KUNIT_EXPECT_EQ(test, rcu_waiting(s), 0UL);
 
+	/*
+	 * The barn's 4 full sheaves, in any order: the small sheaf's o[0..3]
+	 * and the large sheaf's last 12, o[6..17].
+	 */
+	snap_take(s, &sn);
+	alloc_n(test, s, got, 16);
+	KUNIT_EXPECT_EQ(test, delta(s, &sn, SLABX_BARN_GET), 4UL);
+	KUNIT_EXPECT_EQ(test, delta(s, &sn, SLABX_SLAB_NEW), 0UL);
+	for (i = 0; i < (int)ARRAY_SIZE(o); i++)
+		KUNIT_EXPECT_EQ_MSG(test, contains(got, 16, o[i]), i < 4 || i >= 6,
+				    "o[%d]", i);
+
+	free_n(s, got, 16);
 	free_n(s, e, ARRAY_SIZE(e));
 	KUNIT_EXPECT_EQ(test, objects_held(s), 0UL);
 	KUNIT_EXPECT_EQ(test, cache_destroy(test, s), 0);
