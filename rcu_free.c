@@ -12,16 +12,18 @@
  *
  * The free path does not need memory. The next rcu_free sheaf is this
  * CPU's empty spare or an empty sheaf of the barn; else, where kmalloc()
- * with GFP_NOWAIT is allowed, a new one: of the cache's capacity while no
- * rcu_free sheaf of the cache waits for its grace period, else a large
- * one (%SLABX_RCU_SHEAF_LARGE_BYTES: up to 506 objects, and up to
+ * with GFP_NOWAIT is allowed, a new one. Its capacity is the cache's,
+ * unless the last rcu_free sheaf this CPU filled still waits for its
+ * grace period (a polled grace-period state, pcs->rcu_full_gp): then this
+ * CPU's frees outrun grace periods, every sheaf filled since waits too,
+ * and empty sheaves have run out. The new sheaf is then a large one
+ * (%SLABX_RCU_SHEAF_LARGE_BYTES: up to 506 objects, and up to
  * %SLABX_RCU_SHEAF_LARGE_HOLD bytes of them; a large sheaf is one with
- * more room than the cache's sheaves). Empty sheaves run out when frees
- * outrun grace periods, since every sheaf filled since waits; then one
- * allocation, one call_rcu() and one kfree() serve up to about 500 frees
- * rather than a sheaf's 4 to 64, while a cache that frees by RCU now and
- * then keeps no large sheaf open. If the large sheaf cannot be had, one of
- * the cache's capacity is tried. No barn stores a large sheaf: after its
+ * more room than the cache's sheaves), so that one allocation, one
+ * call_rcu() and one kfree() serve up to about 500 frees rather than a
+ * sheaf's 4 to 64, while a CPU that frees by RCU now and then opens no
+ * large sheaf. If the large sheaf cannot be had, one of the cache's
+ * capacity is tried. No barn stores a large sheaf: after its
  * grace period its objects fill the barn's empty sheaves, as many as the
  * barn stores full (in one lock hold), the rest go back to their slabs,
  * and the large sheaf is freed.
@@ -144,19 +146,17 @@ void slabx_rcu_done(struct slabx_cache *s, unsigned long nr)
 
 /*
  * The capacity of the rcu_free sheaf slabx_free_rcu() allocates first:
- * the cache's while none of its rcu_free sheaves waits for a grace period,
- * else large (see the top), unless the cache's capacity is as large.
+ * large where this CPU's frees outrun grace periods (@outrun, see the
+ * top), unless the cache's capacity is as large; else the cache's.
  */
-static unsigned int rcu_sheaf_new_capacity(struct slabx_cache *s)
+static unsigned int rcu_sheaf_new_capacity(struct slabx_cache *s, bool outrun)
 {
 	unsigned int large = min_t(unsigned int,
 				   (SLABX_RCU_SHEAF_LARGE_BYTES -
 				    sizeof(struct slabx_sheaf)) / sizeof(void *),
 				   SLABX_RCU_SHEAF_LARGE_HOLD / s->stride);
 
-	if (!atomic_read(&s->rcu_sheaves_queued))
-		return s->sheaf_capacity;
-	return max(s->sheaf_capacity, large);
+	return outrun ? max(s->sheaf_capacity, large) : s->sheaf_capacity;
 }
 
 /* Whether @sheaf is a large rcu_free sheaf, which no barn may store. */
@@ -229,7 +229,6 @@ static void rcu_sheaf_done(struct rcu_head *head)
 					   ktime_get_mono_fast_ns() - queued,
 					   to_barn);
 	slabx_rcu_done(s, nr);
-	atomic_dec(&s->rcu_sheaves_queued);
 	slabx_rcu_put(s, epoch);
 }
 
@@ -245,7 +244,6 @@ static void rcu_sheaf_submit(struct slabx_cache *s, struct slabx_sheaf *sheaf,
 	trace_slabx_rcu_sheaf_submit(s, nid, sheaf->size);
 	slabx_stat_inc(s, SLABX_RCU_SHEAF_SUBMITTED);
 	slabx_stat_inc(s, SLABX_RCU_CALL);
-	atomic_inc(&s->rcu_sheaves_queued);
 	call_rcu(&sheaf->rcu, rcu_sheaf_done);
 }
 
@@ -495,10 +493,12 @@ static bool rcu_free_get_empty(struct slabx_cache *s,
 /*
  * Put @obj into this CPU's rcu_free sheaf, installing *@new (an empty sheaf
  * the caller allocated) if it has none; *@new is cleared when used. A sheaf
- * that becomes full is queued. Return: false when no sheaf took @obj.
+ * that becomes full is queued. Return: false when no sheaf took @obj; if
+ * for want of a sheaf, *@outrun tells whether the grace period of this
+ * CPU's last full rcu_free sheaf is still pending.
  */
 static bool rcu_free_push(struct slabx_cache *s, struct slabx_slab *slab,
-			  void *obj, struct slabx_sheaf **new)
+			  void *obj, struct slabx_sheaf **new, bool *outrun)
 {
 	struct slabx_cpu_sheaves *pcs;
 	struct slabx_sheaf *sheaf;
@@ -513,8 +513,10 @@ static bool rcu_free_push(struct slabx_cache *s, struct slabx_slab *slab,
 		pcs->rcu_free = *new;
 		*new = NULL;
 	}
-	if (!pcs->rcu_free && !rcu_free_get_empty(s, pcs))
+	if (!pcs->rcu_free && !rcu_free_get_empty(s, pcs)) {
+		*outrun = !poll_state_synchronize_rcu(pcs->rcu_full_gp);
 		goto out;
+	}
 	sheaf = pcs->rcu_free;
 	if (!sheaf->size) {		/* rcu_free is never left empty */
 		sheaf->rcu_epoch = slabx_rcu_open(s);
@@ -530,6 +532,7 @@ static bool rcu_free_push(struct slabx_cache *s, struct slabx_slab *slab,
 	__this_cpu_inc(s->stats->pcs_free_rcu);
 	if (sheaf->size == sheaf->capacity) {
 		pcs->rcu_free = NULL;
+		pcs->rcu_full_gp = get_state_synchronize_rcu();
 		rcu_sheaf_submit(s, sheaf, numa_mem_id());
 	}
 	done = true;
@@ -573,14 +576,14 @@ static bool free_rcu_to_sheaf(struct slabx_cache *s, struct slabx_slab *slab,
 			      void *obj)
 {
 	struct slabx_sheaf *new = NULL;
+	bool done, outrun = false;
 	unsigned int capacity;
-	bool done;
 
-	done = rcu_free_push(s, slab, obj, &new);
+	done = rcu_free_push(s, slab, obj, &new, &outrun);
 	if (done || slab->nid != numa_mem_id() || !slabx_may_alloc_sheaf() ||
 	    slabx_fault_injected_rcu_sheaf())
 		return done;
-	capacity = rcu_sheaf_new_capacity(s);
+	capacity = rcu_sheaf_new_capacity(s, outrun);
 	new = slabx_sheaf_new(s, capacity, SLABX_FREE_SHEAF_GFP);
 	if (!new && capacity != s->sheaf_capacity)
 		new = slabx_sheaf_new(s, s->sheaf_capacity,
@@ -589,7 +592,7 @@ static bool free_rcu_to_sheaf(struct slabx_cache *s, struct slabx_slab *slab,
 		return false;
 	if (rcu_sheaf_large(s, new))
 		slabx_stat_inc(s, SLABX_RCU_SHEAF_LARGE);
-	done = rcu_free_push(s, slab, obj, &new);
+	done = rcu_free_push(s, slab, obj, &new, &outrun);
 	if (new)
 		rcu_sheaf_discard(s, slabx_local_barn(s), new);
 	return done;

@@ -44,6 +44,7 @@
 #include <linux/module.h>
 #include <linux/overflow.h>
 #include <linux/preempt.h>
+#include <linux/rcupdate.h>
 #include <linux/slab.h>
 #include <linux/workqueue.h>
 
@@ -494,6 +495,7 @@ int slabx_sheaves_init(struct slabx_cache *s)
 			pcs->main = slabx_sheaf_new(s, s->sheaf_capacity, GFP_KERNEL);
 		if (!pcs->main)
 			return -ENOMEM;
+		pcs->rcu_full_gp = get_completed_synchronize_rcu();
 	}
 	return 0;
 }

@@ -46,8 +46,8 @@ struct slabx_sheaf;
 #define SLABX_RCU_FREE_MAX_AGE_MS	1000
 /*
  * A large rcu_free sheaf, what slabx_free_rcu() allocates when it finds no
- * empty sheaf while sheaves of the cache wait for their grace period (see
- * rcu_free.c): at most SLABX_RCU_SHEAF_LARGE_BYTES, header included (506
+ * empty sheaf while the last full rcu_free sheaf of its CPU waits for its
+ * grace period (see rcu_free.c): at most SLABX_RCU_SHEAF_LARGE_BYTES, header included (506
  * pointers on 64-bit), and room for at most SLABX_RCU_SHEAF_LARGE_HOLD
  * bytes of objects, so that one allocation and one call_rcu() serve up to
  * about 500 frees.
@@ -126,7 +126,8 @@ struct slabx_cache_args {
  * @SLABX_SLAB_NEW: slabs created from the page allocator.
  * @SLABX_SLAB_DISCARD: slabs given back to the page allocator.
  * @SLABX_FREE_INVALID: frees refused as foreign, misaligned or double.
- * @SLABX_NODE_LOCK: lock holds on a node's slab lists (one per batch).
+ * @SLABX_NODE_LOCK: lock holds on a node's slab lists (one per batch, or
+ *	per run of at most 64 objects put back).
  * @SLABX_SHEAF_REFILL: sheaves refilled from the slabs.
  * @SLABX_SHEAF_FLUSH: sheaves flushed to the slabs.
  * @SLABX_SHEAF_ALLOC: sheaves allocated.
@@ -167,8 +168,8 @@ struct slabx_cache_args {
  *	the items before keep their values).
  * @SLABX_RCU_SHEAF_LARGE: large rcu_free sheaves allocated (see
  *	%SLABX_RCU_SHEAF_LARGE_BYTES), when slabx_free_rcu() found no empty
- *	sheaf while rcu_free sheaves of the cache waited for their grace
- *	period.
+ *	sheaf while the last full rcu_free sheaf of its CPU waited for its
+ *	grace period.
  * @SLABX_RCU_SHEAF_SPLIT: barn sheaves filled with the objects of large
  *	rcu_free sheaves after their grace period, and stored as full.
  * @SLABX_NR_STATS: number of counters.

@@ -168,6 +168,10 @@ struct slabx_reserve {
  *	CPU's node; NULL or not full (a full one is queued at once).
  * @rcu_free_opened: jiffies when @rcu_free took its first object; read by
  *	the age monitor on another CPU (rcu_free.c).
+ * @rcu_full_gp: the grace period (get_state_synchronize_rcu()) that the
+ *	last full rcu_free sheaf of this CPU waits for: until it ends, this
+ *	CPU's frees outrun grace periods, and slabx_free_rcu() allocates
+ *	large sheaves (rcu_free.c).
  */
 struct slabx_cpu_sheaves {
 	bool in_use;
@@ -175,6 +179,7 @@ struct slabx_cpu_sheaves {
 	struct slabx_sheaf *spare;
 	struct slabx_sheaf *rcu_free;
 	unsigned long rcu_free_opened;
+	unsigned long rcu_full_gp;
 };
 
 /**
@@ -336,9 +341,6 @@ struct slabx_stats {
  *	rcu_free sheaf and fallback batch when it opens.
  * @rcu_inflight: per epoch parity, rcu_free sheaves and fallback batches
  *	opened and not yet freed.
- * @rcu_sheaves_queued: rcu_free sheaves queued for a grace period whose
- *	callback has not run yet: while there are some, slabx_free_rcu()
- *	allocates large sheaves (rcu_free.c).
  * @rcu_barrier_mutex: serialises slabx_rcu_barrier() calls.
  * @pool: in pool mode, the objects' pool; NULL otherwise.
  * @reserve: objects set aside for the cache's reservations (reserve.c).
@@ -377,7 +379,6 @@ struct slabx_cache {
 	unsigned int rcu_bitmap_longs;
 	unsigned int rcu_epoch;
 	atomic_t rcu_inflight[2];
-	atomic_t rcu_sheaves_queued;
 	struct mutex rcu_barrier_mutex;	/* serialises slabx_rcu_barrier() */
 	struct slabx_objpool_head *pool;
 	struct slabx_reserve reserve;

@@ -288,11 +288,6 @@ static void full_sheaves_go_home(struct kunit *test)
 			pin(test, a);
 			alloc_n(test, s, o, 8);
 			slabx_cache_shrink(s);	/* allocations go to the barn */
-			/*
-			 * The last round's callback is done: with nothing
-			 * waiting, the new rcu_free sheaf is of 8, not large.
-			 */
-			slabx_rcu_barrier(s);
 			snap_take(s, &sn);
 			free_rcu_n(s, o, 8);
 			KUNIT_EXPECT_EQ(test, delta(s, &sn, SLABX_RCU_SHEAF_SUBMITTED), 1UL);
@@ -403,58 +398,54 @@ static void rcu_sheaves_flushed_when_barn_full(struct kunit *test)
 #define LARGE_EMPTIES	3
 
 /*
- * Park @nr empty sheaves, without sleeping: this CPU's spare (which a
- * shrink took), then the barn's. Their objects, 4 each, are left in @p.
- * Return: the sheaves parked.
+ * Park @nr empty sheaves: this CPU's spare (which a shrink took), then the
+ * barn's. Their objects, 4 each, are left in @p.
  */
-static int park_empty_sheaves(struct slabx_cache *s, void **p, int nr)
+static void park_empty_sheaves(struct kunit *test, struct slabx_cache *s,
+			       void **p, int nr)
 {
 	struct slabx_sheaf *sheaf;
 	int i, j;
 
 	for (i = 0; i < nr; i++) {
-		sheaf = slabx_prefill_sheaf(s, GFP_NOWAIT, 4);
-		if (IS_ERR(sheaf))
-			break;
+		sheaf = slabx_prefill_sheaf(s, GFP_KERNEL, 4);
+		KUNIT_ASSERT_FALSE(test, IS_ERR(sheaf));
 		for (j = 0; j < 4; j++)
-			*p++ = slabx_alloc_from_sheaf(s, GFP_NOWAIT, sheaf);
-		slabx_return_sheaf(s, GFP_NOWAIT, sheaf);
+			*p++ = slabx_alloc_from_sheaf(s, GFP_KERNEL, sheaf);
+		slabx_return_sheaf(s, GFP_KERNEL, sheaf);
 	}
-	return i;
 }
 
 /*
- * slabx_free_rcu() of @p, then @nr_empty empty sheaves parked (their
- * objects in @e), all before a grace period can end. Where RCU readers
- * may be preempted, a reader holds it back (and this CPU may allocate in
- * it); elsewhere this CPU must schedule for it to end, and nothing here
- * sleeps (a reader would disable preemption, and with it the allocation
- * of rcu_free sheaves). Return: the sheaves parked.
+ * slabx_free_rcu() of a full sheaf of 4 objects of @o, then of the rest:
+ * each of the two sheaves is a new one, not a parked empty sheaf (the
+ * fault injection skips those), and the first one's grace period cannot
+ * end before the second opens. Where RCU readers may be preempted, a
+ * reader holds the grace period back (and this CPU may allocate in it);
+ * elsewhere this CPU must schedule for it to end, which nothing here does
+ * (a reader would disable preemption, and with it the allocation).
  */
-static int free_rcu_then_park(struct slabx_cache *s, void **p, int n,
-			      void **e, int nr_empty)
+static void free_rcu_full_then_more(struct slabx_cache *s, void **o, int n)
 {
-	int parked;
+	bool reader = IS_ENABLED(CONFIG_PREEMPT_RCU);
 
-	if (IS_ENABLED(CONFIG_PREEMPT_RCU)) {
+	if (reader)
 		rcu_read_lock();
-		free_rcu_n(s, p, n);
-		parked = park_empty_sheaves(s, e, nr_empty);
+	slabx_fault_inject_rcu_sheaf(1);
+	free_rcu_n(s, o, 4);
+	slabx_fault_inject_rcu_sheaf(1);
+	free_rcu_n(s, o + 4, n - 4);
+	if (reader)
 		rcu_read_unlock();
-	} else {
-		free_rcu_n(s, p, n);
-		parked = park_empty_sheaves(s, e, nr_empty);
-	}
-	return parked;
 }
 
 /*
- * While an rcu_free sheaf of the cache waits for its grace period,
- * slabx_free_rcu() with no empty sheaf at hand allocates a large rcu_free
- * sheaf, which does not fill at the cache's capacity. After its grace
- * period the large sheaf fills the barn's empty sheaves (stored as full:
- * the next allocations get exactly its last objects from the barn), the
- * rest of its objects go back to their slabs, and the large sheaf is
+ * While the last full rcu_free sheaf of this CPU waits for its grace
+ * period, slabx_free_rcu() with no empty sheaf at hand allocates a large
+ * rcu_free sheaf, which does not fill at the cache's capacity. After its
+ * grace period the large sheaf fills the barn's empty sheaves (stored as
+ * full: the next allocations get exactly its last objects from the barn),
+ * the rest of its objects go back to their slabs, and the large sheaf is
  * freed, never stored.
  */
 static void large_sheaf_while_grace_period_pends(struct kunit *test)
@@ -463,20 +454,19 @@ static void large_sheaf_while_grace_period_pends(struct kunit *test)
 	void *o[4 + LARGE_OBJS], *e[(LARGE_EMPTIES + 1) * 4], *got[16];
 	struct slabx_info info;
 	struct snap sn;
-	int parked, i;
+	int i;
 
 	require_sheaves(test);
 	pin(test, 0);
 	alloc_n(test, s, o, ARRAY_SIZE(o));
-	slabx_cache_shrink(s);	/* no empty sheaf at hand: no spare, none in a barn */
+	slabx_cache_shrink(s);	/* no empty sheaf: no spare, none in a barn */
+	park_empty_sheaves(test, s, e, LARGE_EMPTIES + 1);
 	snap_take(s, &sn);
-	/*
-	 * Nothing waits: a sheaf of 4, full and queued. Then one waits: a
-	 * large sheaf takes the rest, and stays partial. Then the spare and
-	 * LARGE_EMPTIES empty sheaves in the barn.
-	 */
-	parked = free_rcu_then_park(s, o, ARRAY_SIZE(o), e, LARGE_EMPTIES + 1);
-	KUNIT_ASSERT_EQ(test, parked, LARGE_EMPTIES + 1);
+	/* Reset when the case ends, however it ends. */
+	fault_inject(test, slabx_fault_inject_rcu_sheaf, 0);
+	free_rcu_full_then_more(s, o, ARRAY_SIZE(o));
+	fault_inject_end(test, slabx_fault_inject_rcu_sheaf);
+	/* A sheaf of 4, queued full; then a large one, left partial. */
 	KUNIT_EXPECT_EQ(test, delta(s, &sn, SLABX_RCU_SHEAF_SUBMITTED), 1UL);
 	KUNIT_EXPECT_EQ(test, delta(s, &sn, SLABX_RCU_SHEAF_LARGE), 1UL);
 	KUNIT_EXPECT_EQ(test, delta(s, &sn, SLABX_FREE_RCU_SHEAF),
