@@ -47,10 +47,10 @@ struct slabx_sheaf;
 /*
  * A large rcu_free sheaf, what slabx_free_rcu() allocates when it finds no
  * empty sheaf while the last full rcu_free sheaf of its CPU waits for its
- * grace period (see rcu_free.c): at most SLABX_RCU_SHEAF_LARGE_BYTES, header included (506
- * pointers on 64-bit), and room for at most SLABX_RCU_SHEAF_LARGE_HOLD
- * bytes of objects, so that one allocation and one call_rcu() serve up to
- * about 500 frees.
+ * grace period (see rcu_free.c): at most SLABX_RCU_SHEAF_LARGE_BYTES,
+ * header included (506 pointers on 64-bit), and room for at most
+ * SLABX_RCU_SHEAF_LARGE_HOLD bytes of objects, so that one allocation and
+ * one call_rcu() serve up to about 500 frees.
  */
 #define SLABX_RCU_SHEAF_LARGE_BYTES	4096
 #define SLABX_RCU_SHEAF_LARGE_HOLD	(64 * 1024)
