@@ -65,6 +65,17 @@ flavour_arch()
 	esac
 }
 
+# kernel.sh as far as flavour $1 goes: its "um only" lines are left out
+# of the x86 flavours' keys, so that a change there rebuilds only UML.
+kernel_script()
+{
+	if [ "$(flavour_arch "$1")" = um ]; then
+		cat "$SLABX_TOP/scripts/kernel.sh"
+	else
+		sed '/^# >>> um only/,/^# <<< um only/d' "$SLABX_TOP/scripts/kernel.sh"
+	fi
+}
+
 # Build directory of a flavour, keyed by source version, fragments and
 # the build script itself, so any change there means a fresh kernel.
 kernel_dir()
@@ -77,7 +88,7 @@ kernel_dir()
 		"$SLABX_TOP/scripts/deps.sh" >&2
 	# shellcheck disable=SC2046 # one path per fragment, no spaces
 	key=$( { src_version "$series"; cat $(flavour_fragments "$1");
-		 cat "$SLABX_TOP/scripts/kernel.sh"; } | sha256sum | cut -c1-16)
+		 kernel_script "$1"; } | sha256sum | cut -c1-16)
 	echo "$SLABX_CACHE/kernel-$1-$key"
 }
 

@@ -34,6 +34,22 @@ if [ ! -f "$src/.slabx-extracted" ]; then
 	touch "$src/.slabx-extracted"
 fi
 
+# >>> um only: left out of the x86 flavours' cache key (common.sh)
+# UML saves a process's FPU state with ptrace in a buffer of 2696 bytes,
+# the XSAVE size up to AVX-512; on a host with AMX the host kernel wants
+# the whole XSAVE area (11008 bytes there) and refuses a smaller one with
+# EFAULT: init dies at once ("ptrace set fp regs failed, errno = 14").
+# Mainline sizes the buffer at run time since; here it gets room for AMX
+# (the um fragments give the kernel stack room for it in thread_info).
+if [ "$arch" = um ]; then
+	sed -i 's/DEFINE_LONGS(HOST_FP_SIZE, [0-9]*);/DEFINE_LONGS(HOST_FP_SIZE, 12288);/' \
+		"$src/arch/x86/um/user-offsets.c"
+	grep -q 'DEFINE_LONGS(HOST_FP_SIZE, 12288);' \
+		"$src/arch/x86/um/user-offsets.c" ||
+		{ echo "kernel: UML's FP buffer not found to patch" >&2; exit 1; }
+fi
+
+# <<< um only
 echo "kernel: building $flavour in $kdir (a few minutes)" >&2
 # Builds of this flavour under other keys are stale (not those of another
 # flavour whose name starts with this one's: debug-6.1 for debug).
