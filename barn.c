@@ -11,9 +11,6 @@
  * a full one may leave one empty sheaf above the limit, since it does not
  * change the number of sheaves the barn holds.
  *
- * The barn also holds the node's part of the cache's reserve, a list of
- * its own that only reserve.c uses, under the same lock.
- *
  * Lock order: barn->lock is a leaf (raw, IRQs saved); it is taken with the
  * per-CPU sheaves held, never together with a node's slab lock.
  */
@@ -54,7 +51,6 @@ void slabx_barn_init(struct slabx_barn *barn, unsigned int max_full)
 	raw_spin_lock_init(&barn->lock);
 	INIT_LIST_HEAD(&barn->full);
 	INIT_LIST_HEAD(&barn->empty);
-	INIT_LIST_HEAD(&barn->reserve);
 	barn->nr_full = 0;
 	barn->nr_empty = 0;
 	barn->max_full = max_full;

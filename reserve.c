@@ -4,41 +4,47 @@
  * the allocator.
  *
  * A user reserves N objects of a cache (slabx_reserve()). Every
- * reservation of a cache adds to one reserve, the cache's, kept as
- * sheaves in the barns (each node's part in its barn), and an allocation
- * through a reservation (slabx_alloc_reserved()) first tries a plain
- * allocation, which does not look at the reserve, and takes an object
- * from the reserve only when that fails. A free through a reservation
- * (slabx_free_reserved()) refills the reserve up to its target, the sum
- * of the reservations, and wakes an allocation that waits for it.
+ * reservation of a cache adds to one reserve, the cache's, kept as a
+ * stack of sheaves under a lock of its own, and an allocation through a
+ * reservation (slabx_alloc_reserved()) first tries a plain allocation,
+ * which does not look at the reserve, and takes an object from the
+ * reserve only when that fails. A free through a reservation
+ * (slabx_free_reserved()) gives back one of the objects the reservation
+ * took, or refills the reserve up to its target, the sum of the
+ * reservations, and wakes an allocation that waits for it.
  *
  * The guarantee. Each reservation counts in @held the objects it took
  * from the reserve and has not given back; it may take one only while
- * @held < @nr. Then, at every moment,
+ * @held < @nr. The reserve's book (slabx_reserve_book.h) counts the
+ * objects the reserve holds and those it owes, the sum over the
+ * reservations of (nr - held), and keeps owed <= objects: every count
+ * and every @held change under the reserve's lock, together, so no
+ * interleaving of takes, frees, reservations and releases on any CPUs
+ * can see one changed without the other. A take lowers both; a free
+ * that gives a share back raises owed, and puts its object into the
+ * reserve unless the reserve held one to spare; a trim never goes below
+ * the target. So a reservation with @held < @nr always finds an object
+ * (a failure would be a bug: it warns), its allocation waits only while
+ * it holds all its share, and only a free through it ends that. Each
+ * reservation has its own wait queue, woken one waiter per free through
+ * it; a waiter woken for nothing (another thread took the object) waits
+ * again, and one that got its object some other way passes the wakeup
+ * on. As mempool_alloc(), a waiter also tries the allocator again after
+ * a timeout. tests/userspace/reserve_model.c runs the book on threads.
  *
- *	objects in the reserve >= sum over reservations of (nr - held),
- *
- * since a take lowers both sides by one, a free through a reservation
- * with @held > 0 either refills the reserve and lowers @held (both sides
- * up by one) or finds the reserve at its target, which is the sum of the
- * @nr, and a change of the target changes both sides alike. So a
- * reservation with @held < @nr always finds an object in the reserve
- * (a take first claims its place in @held, so concurrent takes each have
- * theirs): its allocation waits only while it holds all its share, and
- * only a free through it ends that. So each reservation has its own wait
- * queue, woken one waiter per free through it; a waiter woken for
- * nothing (another thread took the object) waits again, and one that got
- * its object some other way passes the wakeup on. As mempool_alloc(), a
- * waiter also tries the allocator again after a timeout.
+ * Every operation is O(1) in the reserve's size: a push and a pop touch
+ * the top of the stack only (the other sheaves with objects are full,
+ * the empty ones on a list of their own). Only the double-free check of
+ * %SLABX_DEBUG caches looks at every object.
  *
  * The reserve always has sheaves with room for its target, allocated
  * when a reservation is made, so a free never allocates to refill it.
  *
  * Lock order: reserve->mutex (slabx_reserve(), slabx_unreserve(), the
- * destroy) is taken before a barn's lock; the barn locks are leaves,
- * taken one at a time, and never with the per-CPU sheaves held here.
- * Frees and allocations take barn locks and node locks (raw, IRQs saved)
- * and a reservation's wait queue's raw lock, one at a time.
+ * destroy) is taken before the reserve's lock, a leaf (raw, IRQs saved),
+ * which is never held while memory is allocated or freed, nor with the
+ * per-CPU sheaves held here. A reservation's wait queue's raw lock is
+ * taken alone.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -54,29 +60,23 @@
 #define RESERVE_MAX		1048576U
 /* Objects moved between the slabs and the reserve per batch. */
 #define RESERVE_BATCH		16
-/* Passes over the nodes a put or a take makes while objects move. */
-#define RESERVE_PASSES		4
 
 /**
  * struct slabx_reservation - one user's share of a cache's reserve
  * @cache: the cache.
  * @nr: objects reserved.
  * @held: objects taken from the reserve through this reservation and not
- *	given back through it.
+ *	given back through it; changed under the reserve's lock, read
+ *	without it by a waiter.
  * @wait: allocations through this reservation that wait for a free
  *	through it.
  */
 struct slabx_reservation {
 	struct slabx_cache *cache;
 	unsigned int nr;
-	atomic_t held;
+	unsigned int held;
 	struct swait_queue_head wait;
 };
-
-static struct slabx_barn *node_barn(struct slabx_cache *s, int nid)
-{
-	return &s->node[nid]->barn;
-}
 
 /**
  * slabx_reserve_init() - give a new cache an empty reserve
@@ -96,151 +96,79 @@ void slabx_reserve_init(struct slabx_cache *s, unsigned int sheaf_capacity)
 							  objects, cap));
 
 	mutex_init(&r->mutex);
-	atomic_long_set(&r->objects, 0);
+	raw_spin_lock_init(&r->lock);
+	INIT_LIST_HEAD(&r->stack);
+	INIT_LIST_HEAD(&r->empty);
+	memset(&r->book, 0, sizeof(r->book));
 	/* As many as the sheaf's kmalloc() size has room for. */
 	r->capacity = (bytes - sizeof(struct slabx_sheaf)) / sizeof(void *);
 }
 
-/* Whether the reserve is below its target. */
+/* Whether the reserve is below its target (a hint, read without the lock). */
 static bool reserve_short(struct slabx_cache *s)
 {
-	return atomic_long_read(&s->reserve.objects) <
-	       (long)READ_ONCE(s->reserve.target);
+	return READ_ONCE(s->reserve.book.objects) <
+	       READ_ONCE(s->reserve.book.target);
 }
 
-/*
- * Put a free object into a sheaf of @nid's reserve with room for it,
- * unless @s is being destroyed (its reserve is flushed under these locks
- * once it is dead). Return: whether it was taken.
- */
-static bool node_put(struct slabx_cache *s, int nid, void *obj)
-{
-	struct slabx_barn *barn = node_barn(s, nid);
-	struct slabx_sheaf *sheaf;
-	unsigned long flags;
-	bool done = false;
-
-	raw_spin_lock_irqsave(&barn->lock, flags);
-	if (!READ_ONCE(s->dead))
-		list_for_each_entry(sheaf, &barn->reserve, barn_list)
-			if (sheaf->size < sheaf->capacity) {
-				sheaf->objects[sheaf->size++] = obj;
-				atomic_long_inc(&s->reserve.objects);
-				done = true;
-				break;
-			}
-	raw_spin_unlock_irqrestore(&barn->lock, flags);
-	return done;
-}
+/* ---- the stack of sheaves (reserve->lock held) ------------------------------ */
 
 /*
- * Put @obj into the reserve, its own node's part first. There is room
- * while the reserve is short; takes on a node already looked at may make
- * it there, so look again while it is. Return: as above.
+ * The reserve's objects are a stack: @stack holds its sheaves with
+ * objects, the first one the top, the others full; @empty the rest. A
+ * push and a pop touch the top only, so each is O(1) however large the
+ * reserve is.
  */
-static bool reserve_put(struct slabx_cache *s, void *obj)
-{
-	int home = slabx_obj_nid(s, obj), nid, pass;
 
-	if (node_put(s, home, obj))
-		return true;
-	for (pass = 0; pass < RESERVE_PASSES; pass++) {
-		for_each_node(nid)
-			if (nid != home && node_put(s, nid, obj))
-				return true;
-		if (node_put(s, home, obj))
-			return true;
-		if (!reserve_short(s))
-			break;
+/* Push @obj; the book has checked that there is room. */
+static void stack_push(struct slabx_reserve *r, void *obj)
+{
+	struct slabx_sheaf *top;
+
+	lockdep_assert_held(&r->lock);
+	top = list_first_entry_or_null(&r->stack, struct slabx_sheaf,
+				       barn_list);
+	if (!top || top->size == top->capacity) {
+		top = list_first_entry(&r->empty, struct slabx_sheaf,
+				       barn_list);
+		list_move(&top->barn_list, &r->stack);
 	}
-	return false;
+	top->objects[top->size++] = obj;
 }
 
-/*
- * Count one object out of the reserve, unless that leaves @floor or
- * fewer: a trim never takes the reserve below its target, whatever the
- * allocations do meanwhile.
- */
-static bool objects_dec_above(struct slabx_cache *s, long floor)
+/* Pop an object; the book has checked that there is one. */
+static void *stack_pop(struct slabx_reserve *r)
 {
-	long v = atomic_long_read(&s->reserve.objects);
-
-	do {
-		if (v <= floor)
-			return false;
-	} while (!atomic_long_try_cmpxchg(&s->reserve.objects, &v, v - 1));
-	return true;
-}
-
-/*
- * Take an object from @nid's part of the reserve, unless that leaves the
- * reserve with @floor objects or fewer. The count changes under the same
- * lock as the sheaf, so it never counts an object no one can find.
- */
-static void *node_take(struct slabx_cache *s, int nid, long floor)
-{
-	struct slabx_barn *barn = node_barn(s, nid);
-	struct slabx_sheaf *sheaf;
-	unsigned long flags;
-	void *obj = NULL;
-
-	raw_spin_lock_irqsave(&barn->lock, flags);
-	list_for_each_entry(sheaf, &barn->reserve, barn_list) {
-		if (!sheaf->size)
-			continue;
-		if (objects_dec_above(s, floor)) {
-			obj = sheaf->objects[sheaf->size - 1];
-			slabx_sheaf_forget(sheaf, sheaf->size - 1);
-		}
-		break;
-	}
-	raw_spin_unlock_irqrestore(&barn->lock, flags);
-	return obj;
-}
-
-/*
- * Take a free object from the reserve, the local node's part first. A
- * caller that claimed a place in its share has an object waiting for it
- * somewhere, which frees and other takes may move between the nodes
- * while it looks, so it looks again while the reserve counts objects.
- */
-static void *reserve_take(struct slabx_cache *s)
-{
-	int nid, pass;
+	struct slabx_sheaf *top;
 	void *obj;
 
-	obj = node_take(s, numa_mem_id(), 0);
-	for (pass = 0; !obj && pass < RESERVE_PASSES &&
-	     atomic_long_read(&s->reserve.objects); pass++)
-		for_each_node(nid)
-			if (!obj)
-				obj = node_take(s, nid, 0);
+	lockdep_assert_held(&r->lock);
+	top = list_first_entry(&r->stack, struct slabx_sheaf, barn_list);
+	obj = top->objects[top->size - 1];
+	slabx_sheaf_forget(top, top->size - 1);
+	if (!top->size)
+		list_move(&top->barn_list, &r->empty);
 	return obj;
 }
 
 /*
  * Whether @obj is in the cache's reserve, for the double-free check of
  * %SLABX_DEBUG caches: the slab does not see an object of the reserve as
- * free. Looks at every object of the reserve, under each barn's lock in
- * turn.
+ * free. Looks at every object of the reserve, under its lock.
  */
 static bool reserve_holds(struct slabx_cache *s, void *obj)
 {
+	struct slabx_reserve *r = &s->reserve;
 	struct slabx_sheaf *sheaf;
 	unsigned long flags;
 	bool found = false;
 	unsigned int i;
-	int nid;
 
-	for_each_node(nid) {
-		struct slabx_barn *barn = node_barn(s, nid);
-
-		raw_spin_lock_irqsave(&barn->lock, flags);
-		list_for_each_entry(sheaf, &barn->reserve, barn_list)
-			for (i = 0; i < sheaf->size; i++)
-				found |= sheaf->objects[i] == obj;
-		raw_spin_unlock_irqrestore(&barn->lock, flags);
-	}
+	raw_spin_lock_irqsave(&r->lock, flags);
+	list_for_each_entry(sheaf, &r->stack, barn_list)
+		for (i = 0; i < sheaf->size; i++)
+			found |= sheaf->objects[i] == obj;
+	raw_spin_unlock_irqrestore(&r->lock, flags);
 	return found;
 }
 
@@ -252,7 +180,7 @@ static bool reserve_holds(struct slabx_cache *s, void *obj)
  * A pointer that is no object of the cache is left to the slab layer to
  * report; KASAN, where it is on, reports an object of the reserve first.
  *
- * Context: any but NMI; not with a barn or node lock held.
+ * Context: any but NMI; not with the reserve's lock held.
  * Return: true when @obj is refused (reported as a double free).
  */
 bool slabx_reserve_refuses(struct slabx_cache *s, void *obj)
@@ -273,77 +201,51 @@ bool slabx_reserve_refuses(struct slabx_cache *s, void *obj)
 
 /* ---- sizing the reserve (reserve->mutex held) ------------------------------ */
 
-/* Objects above the target go back to their slabs, node by node. */
+/* Objects above the target go back to their slabs, a batch per lock hold. */
 static void reserve_trim_objects(struct slabx_cache *s)
 {
-	long target = s->reserve.target;
+	struct slabx_reserve *r = &s->reserve;
 	void *batch[RESERVE_BATCH];
+	unsigned long flags;
 	unsigned int n;
-	int nid;
 
-	for_each_node(nid) {
-		do {
-			for (n = 0; n < RESERVE_BATCH; n++) {
-				batch[n] = node_take(s, nid, target);
-				if (!batch[n])
-					break;
-			}
-			slabx_slab_flush(s, batch, n);
-		} while (n == RESERVE_BATCH);
-	}
+	do {
+		raw_spin_lock_irqsave(&r->lock, flags);
+		for (n = 0; n < RESERVE_BATCH && slabx_book_trim(&r->book); n++)
+			batch[n] = stack_pop(r);
+		raw_spin_unlock_irqrestore(&r->lock, flags);
+		slabx_slab_flush(s, batch, n);
+	} while (n == RESERVE_BATCH);
 }
 
-/*
- * Of @nid's part, the sheaf with the fewest objects, once its objects
- * moved to the node's other sheaves, unlinked; NULL when they did not
- * fit. The move is made in one lock hold, so that no take misses them.
- */
-static struct slabx_sheaf *node_spare_sheaf(struct slabx_cache *s, int nid)
+/* An empty sheaf the target no longer needs, unlinked; or NULL. */
+static struct slabx_sheaf *reserve_spare_sheaf(struct slabx_reserve *r)
 {
-	struct slabx_barn *barn = node_barn(s, nid);
-	struct slabx_sheaf *victim = NULL, *sheaf;
+	struct slabx_sheaf *sheaf = NULL;
 	unsigned long flags;
 
-	raw_spin_lock_irqsave(&barn->lock, flags);
-	list_for_each_entry(sheaf, &barn->reserve, barn_list)
-		if (!victim || sheaf->size < victim->size)
-			victim = sheaf;
-	list_for_each_entry(sheaf, &barn->reserve, barn_list) {
-		while (victim && sheaf != victim && victim->size &&
-		       sheaf->size < sheaf->capacity) {
-			sheaf->objects[sheaf->size++] =
-				victim->objects[victim->size - 1];
-			slabx_sheaf_forget(victim, victim->size - 1);
-		}
+	raw_spin_lock_irqsave(&r->lock, flags);
+	if (r->book.room - r->capacity >= r->book.target)
+		sheaf = list_first_entry_or_null(&r->empty, struct slabx_sheaf,
+						 barn_list);
+	if (sheaf) {
+		list_del_init(&sheaf->barn_list);
+		r->book.room -= r->capacity;
 	}
-	if (victim && !victim->size)
-		list_del_init(&victim->barn_list);
-	else
-		victim = NULL;
-	raw_spin_unlock_irqrestore(&barn->lock, flags);
-	return victim;
+	raw_spin_unlock_irqrestore(&r->lock, flags);
+	return sheaf;
 }
 
-/*
- * Free the sheaves the target no longer needs, once their node's other
- * sheaves have room for their objects (a reserve on several nodes may
- * keep a sheaf more than it needs until then).
- */
+/* Free the sheaves the target no longer needs. */
 static void reserve_trim_sheaves(struct slabx_cache *s)
 {
 	struct slabx_reserve *r = &s->reserve;
 	struct slabx_sheaf *sheaf;
-	int nid;
 
-	for_each_node(nid) {
-		while (r->sheaves > DIV_ROUND_UP(r->target, r->capacity)) {
-			sheaf = node_spare_sheaf(s, nid);
-			if (!sheaf)
-				break;
-			r->sheaves--;
-			WRITE_ONCE(r->meta_bytes, r->meta_bytes - ksize(sheaf));
-			slabx_sheaf_free(s, sheaf);
-		}
+	while ((sheaf = reserve_spare_sheaf(r))) {
+		r->sheaves--;
+		WRITE_ONCE(r->meta_bytes, r->meta_bytes - ksize(sheaf));
+		slabx_sheaf_free(s, sheaf);
 	}
 }
 
@@ -355,46 +257,101 @@ static void reserve_trim(struct slabx_cache *s)
 	reserve_trim_sheaves(s);
 }
 
-/* Add empty sheaves to the local node's part until there is room for the target. */
+/* Add empty sheaves until there is room for the target. */
 static int reserve_add_sheaves(struct slabx_cache *s, gfp_t gfp)
 {
 	struct slabx_reserve *r = &s->reserve;
-	struct slabx_barn *barn = slabx_local_barn(s);
 	struct slabx_sheaf *sheaf;
 	unsigned long flags;
 
-	while (r->sheaves < DIV_ROUND_UP(r->target, r->capacity)) {
+	while (r->sheaves < DIV_ROUND_UP(r->book.target, r->capacity)) {
 		sheaf = slabx_meta_fail() ? NULL :
 			slabx_sheaf_new(s, r->capacity, gfp);
 		if (!sheaf)
 			return -ENOMEM;
-		raw_spin_lock_irqsave(&barn->lock, flags);
-		list_add_tail(&sheaf->barn_list, &barn->reserve);
-		raw_spin_unlock_irqrestore(&barn->lock, flags);
+		raw_spin_lock_irqsave(&r->lock, flags);
+		list_add(&sheaf->barn_list, &r->empty);
+		r->book.room += r->capacity;
+		raw_spin_unlock_irqrestore(&r->lock, flags);
 		r->sheaves++;
 		WRITE_ONCE(r->meta_bytes, r->meta_bytes + ksize(sheaf));
 	}
 	return 0;
 }
 
-/* Fill the reserve with @nr new objects from the slabs. */
-static int reserve_add_objects(struct slabx_cache *s, gfp_t gfp,
-			       unsigned int nr)
+/* Owe the new reservation objects of the reserve that no one is owed. */
+static unsigned int reserve_claim_spare(struct slabx_reserve *r,
+					unsigned int nr)
+{
+	unsigned long flags;
+	unsigned int got;
+
+	raw_spin_lock_irqsave(&r->lock, flags);
+	got = slabx_book_claim_spare(&r->book, nr);
+	raw_spin_unlock_irqrestore(&r->lock, flags);
+	return got;
+}
+
+/*
+ * Owe a new reservation @n objects from the slabs: each goes into the
+ * reserve, or back to its slab where the reserve had one owed to no one.
+ */
+static void reserve_fill_batch(struct slabx_cache *s, void **batch,
+			       unsigned int n)
+{
+	struct slabx_reserve *r = &s->reserve;
+	void *back[RESERVE_BATCH];
+	unsigned int i, nr_back = 0;
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&r->lock, flags);
+	for (i = 0; i < n; i++) {
+		if (slabx_book_fill(&r->book) == SLABX_RESERVE_TO_RESERVE)
+			stack_push(r, batch[i]);
+		else
+			back[nr_back++] = batch[i];
+	}
+	raw_spin_unlock_irqrestore(&r->lock, flags);
+	slabx_slab_flush(s, back, nr_back);
+}
+
+/*
+ * Make the reserve owe @nr more objects: first those it holds for no one
+ * (frees through other reservations fill it up to the target, which
+ * rose already), then new ones from the slabs. Return: the objects it
+ * now owes for them, @nr unless the slabs had no more.
+ */
+static unsigned int reserve_add_objects(struct slabx_cache *s, gfp_t gfp,
+					unsigned int nr)
 {
 	void *batch[RESERVE_BATCH];
-	unsigned int got, i;
+	unsigned int got, owed = 0;
 
-	while (nr) {
+	while (owed < nr) {
+		owed += reserve_claim_spare(&s->reserve, nr - owed);
+		if (owed == nr)
+			break;
 		got = slabx_slab_fill(s, gfp, NUMA_NO_NODE, batch,
-				      min(nr, RESERVE_BATCH));
-		for (i = 0; i < got; i++)
-			if (!reserve_put(s, batch[i]))
-				slabx_slab_flush(s, &batch[i], 1);
+				      min(nr - owed, RESERVE_BATCH));
 		if (!got)
-			return -ENOMEM;
-		nr -= got;
+			break;
+		reserve_fill_batch(s, batch, got);
+		owed += got;
 	}
-	return 0;
+	return owed;
+}
+
+/* Forget a reservation of @nr objects holding @held of them, and trim. */
+static void reserve_drop(struct slabx_cache *s, unsigned int nr,
+			 unsigned int held)
+{
+	struct slabx_reserve *r = &s->reserve;
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&r->lock, flags);
+	slabx_book_unreserve(&r->book, nr, held);
+	raw_spin_unlock_irqrestore(&r->lock, flags);
+	reserve_trim(s);
 }
 
 /* ---- the API -------------------------------------------------------------------- */
@@ -421,12 +378,13 @@ static bool reserve_args_ok(struct slabx_cache *s, unsigned int nr)
  *	typically).
  *
  * Adds @nr objects of @s to the cache's reserve, one reserve shared by
- * all its reservations and kept as sheaves in the barns of the nodes. An
- * allocation through the reservation (slabx_alloc_reserved()) then has
+ * all its reservations and kept as a stack of sheaves. An allocation
+ * through the reservation (slabx_alloc_reserved()) then has
  * mempool_alloc()'s guarantee: it may take up to @nr objects from the
- * reserve when the allocator has none, and one that may sleep never
- * fails. The reserve's objects count as in use in the cache's
- * statistics (objects_inuse) and as objects_reserve.
+ * reserve when the allocator has none, whatever other reservations do,
+ * and one that may sleep never fails. The reserve's objects count as in
+ * use in the cache's statistics (objects_inuse) and as objects_reserve.
+ * Objects of the reserve are of any node, as a mempool's are.
  *
  * Context: process context, may sleep.
  * Return: the reservation, or ERR_PTR(-EINVAL) (reported with pr_warn)
@@ -436,7 +394,10 @@ static bool reserve_args_ok(struct slabx_cache *s, unsigned int nr)
 struct slabx_reservation *slabx_reserve(struct slabx_cache *s,
 					unsigned int nr, gfp_t gfp)
 {
+	struct slabx_reserve *r = &s->reserve;
 	struct slabx_reservation *res;
+	unsigned int owed = 0;
+	unsigned long flags;
 	int err;
 
 	might_sleep();
@@ -447,21 +408,27 @@ struct slabx_reservation *slabx_reserve(struct slabx_cache *s,
 		return ERR_PTR(-ENOMEM);
 	res->cache = s;
 	res->nr = nr;
-	atomic_set(&res->held, 0);
+	res->held = 0;
 	init_swait_queue_head(&res->wait);
 
-	mutex_lock(&s->reserve.mutex);
-	WRITE_ONCE(s->reserve.target, s->reserve.target + nr);
-	err = reserve_add_sheaves(s, gfp) ?: reserve_add_objects(s, gfp, nr);
-	if (err) {
-		WRITE_ONCE(s->reserve.target, s->reserve.target - nr);
-		reserve_trim(s);
-	} else {
-		s->reserve.reservations++;
-		WRITE_ONCE(s->reserve.meta_bytes,
-			   s->reserve.meta_bytes + ksize(res));
+	mutex_lock(&r->mutex);
+	raw_spin_lock_irqsave(&r->lock, flags);
+	slabx_book_reserve(&r->book, nr);
+	raw_spin_unlock_irqrestore(&r->lock, flags);
+	err = reserve_add_sheaves(s, gfp);
+	if (!err) {
+		owed = reserve_add_objects(s, gfp, nr);
+		if (owed < nr)
+			err = -ENOMEM;
 	}
-	mutex_unlock(&s->reserve.mutex);
+	if (err) {
+		/* Undone as a reservation that took what it did not get. */
+		reserve_drop(s, nr, nr - owed);
+	} else {
+		r->reservations++;
+		WRITE_ONCE(r->meta_bytes, r->meta_bytes + ksize(res));
+	}
+	mutex_unlock(&r->mutex);
 	if (err) {
 		kfree(res);
 		return ERR_PTR(err);
@@ -478,35 +445,40 @@ EXPORT_SYMBOL_GPL(slabx_reserve);
  * their slabs. Objects allocated through @res stay valid; free them with
  * slabx_free() afterwards. @res must not be used again, nor concurrently.
  * May be called after the cache's slabx_cache_destroy(), which keeps a
- * cache with live reservations as it keeps one with leaked objects.
+ * cache with live reservations as it keeps one with leaked objects: the
+ * last reservation's slabx_unreserve() then frees the cache, unless
+ * objects of it are still allocated (@s must not be used after it).
  *
  * Context: process context, may sleep.
  */
 void slabx_unreserve(struct slabx_reservation *res)
 {
 	struct slabx_cache *s;
+	bool reap;
 
 	if (!res)
 		return;
 	might_sleep();
 	s = res->cache;
 	mutex_lock(&s->reserve.mutex);
-	WRITE_ONCE(s->reserve.target, s->reserve.target - res->nr);
+	reserve_drop(s, res->nr, res->held);
 	s->reserve.reservations--;
 	WRITE_ONCE(s->reserve.meta_bytes, s->reserve.meta_bytes - ksize(res));
-	reserve_trim(s);
+	reap = READ_ONCE(s->dead) && !s->reserve.reservations;
 	mutex_unlock(&s->reserve.mutex);
 	kfree(res);
+	if (reap)
+		slabx_cache_reap(s);
 }
 EXPORT_SYMBOL_GPL(slabx_unreserve);
 
 /* Whether @res may take an object from the reserve. */
 static bool share_left(struct slabx_reservation *res)
 {
-	return atomic_read(&res->held) < res->nr;
+	return READ_ONCE(res->held) < res->nr;
 }
 
-/* Sleep until a free through @res, or the retry timeout. */
+/* Sleep until a free through @res gives back a share, or the retry timeout. */
 static void reserve_wait(struct slabx_reservation *res)
 {
 	slabx_stat_inc(res->cache, SLABX_RESERVE_WAIT);
@@ -522,21 +494,28 @@ static void share_wake(struct slabx_reservation *res)
 		swake_up_one(&res->wait);
 }
 
-/* An object from the reserve for @res, within its share; or NULL. */
+/*
+ * An object from the reserve for @res, within its share; or NULL when
+ * @res holds its share (or the cache is dead: its reserve is gone).
+ */
 static void *reserve_take_share(struct slabx_reservation *res)
 {
 	struct slabx_cache *s = res->cache;
-	void *obj;
+	struct slabx_reserve *r = &s->reserve;
+	unsigned long flags;
+	bool share, took;
+	void *obj = NULL;
 
-	if (!atomic_add_unless(&res->held, 1, res->nr))
+	raw_spin_lock_irqsave(&r->lock, flags);
+	share = res->held < res->nr && !READ_ONCE(s->dead);
+	took = share && slabx_book_take(&r->book, &res->held, res->nr);
+	if (took)
+		obj = stack_pop(r);
+	raw_spin_unlock_irqrestore(&r->lock, flags);
+	/* The guarantee: a reservation within its share finds an object. */
+	WARN_ON_ONCE(share && !took);
+	if (!obj)
 		return NULL;
-	obj = reserve_take(s);
-	if (!obj) {
-		/* A waiter may have seen the share full: give it back. */
-		atomic_dec(&res->held);
-		share_wake(res);
-		return NULL;
-	}
 	slabx_stat_inc(s, SLABX_RESERVE_ALLOC);
 	slabx_stat_inc(s, SLABX_ALLOC);
 	return obj;
@@ -551,12 +530,12 @@ static void *reserve_take_share(struct slabx_reservation *res)
  * which costs what slabx_alloc() costs and does not look at the reserve;
  * when it fails, an object from the cache's reserve, as long as @res holds
  * fewer than its reserved objects from it; then, when @gfp allows direct
- * reclaim, an allocation with reclaim; and then it waits for a free
- * through @res (slabx_free_reserved()), trying the allocator again every
- * 5 seconds. Every attempt of the allocator is made with %__GFP_NORETRY,
- * %__GFP_NOMEMALLOC and %__GFP_NOWARN added, as mempool_alloc() makes
- * them: it neither loops in the page allocator nor uses its emergency
- * reserves.
+ * reclaim, an allocation with reclaim; and then it sleeps until a free
+ * through @res (slabx_free_reserved()) gives back one of the objects it
+ * took, trying the allocator again every 5 seconds. Every attempt of the
+ * allocator is made with %__GFP_NORETRY, %__GFP_NOMEMALLOC and
+ * %__GFP_NOWARN added, as mempool_alloc() makes them: it neither loops in
+ * the page allocator nor uses its emergency reserves.
  *
  * Context: any context that @gfp allows, as slabx_alloc(); it sleeps only
  * when @gfp allows direct reclaim.
@@ -600,28 +579,60 @@ void *slabx_alloc_reserved(struct slabx_reservation *res, gfp_t gfp)
 EXPORT_SYMBOL_GPL(slabx_alloc_reserved);
 
 /*
- * A free that may refill the reserve. A %SLABX_DEBUG cache checks it as
- * slabx_free() does, and also against the reserve. Return: whether it was
- * accepted.
+ * The checks of a free that may go into the reserve, as slabx_free()
+ * makes them, and against the reserve for a %SLABX_DEBUG cache.
+ * Return: whether it was accepted (a refusal is reported).
  */
-static bool free_to_reserve(struct slabx_cache *s, void *obj)
+static bool reserve_free_ok(struct slabx_cache *s, void *obj)
 {
 	if (!slabx_obj_slab(s, obj) || !slabx_kasan_free_ok(s, obj))
-		return false;	/* refused and reported */
+		return false;
 	if ((s->flags & SLABX_DEBUG) && slabx_slab_obj_free(s, obj)) {
 		slabx_double_free(s, obj, false);
 		return false;
 	}
-	if (slabx_reserve_double_free(s, obj))
-		return false;
-	slabx_free_hook(s, obj, true);
-	if (reserve_put(s, obj)) {
-		slabx_stat_inc(s, SLABX_RESERVE_REFILL);
-	} else {
-		slabx_slab_flush(s, &obj, 1);
-		slabx_stat_inc(s, SLABX_FREE_SLOWPATH);
+	return !slabx_reserve_double_free(s, obj);
+}
+
+/*
+ * Book a checked free through @res, which gives back one of the objects
+ * @res holds if any, and put it into the reserve where the book says so.
+ * Return: where it went.
+ */
+static enum slabx_reserve_dest reserve_give(struct slabx_reservation *res,
+					    void *obj)
+{
+	struct slabx_reserve *r = &res->cache->reserve;
+	enum slabx_reserve_dest dest;
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&r->lock, flags);
+	/* A dead cache's reserve is flushed: nothing goes into it. */
+	dest = READ_ONCE(res->cache->dead) ? SLABX_RESERVE_TO_SLAB :
+		slabx_book_free(&r->book, &res->held);
+	if (dest == SLABX_RESERVE_TO_RESERVE)
+		stack_push(r, obj);
+	raw_spin_unlock_irqrestore(&r->lock, flags);
+	return dest;
+}
+
+/* A free through @res that gives back a share or refills the reserve. */
+static void free_to_reserve(struct slabx_reservation *res, void *obj)
+{
+	struct slabx_cache *s = res->cache;
+
+	rcu_read_lock();	/* as slabx_free(): a late free */
+	if (reserve_free_ok(s, obj)) {
+		slabx_free_hook(s, obj, true);
+		if (reserve_give(res, obj) == SLABX_RESERVE_TO_RESERVE) {
+			slabx_stat_inc(s, SLABX_RESERVE_REFILL);
+		} else {
+			slabx_slab_flush(s, &obj, 1);
+			slabx_stat_inc(s, SLABX_FREE_SLOWPATH);
+		}
+		slabx_stat_inc(s, SLABX_FREE);
 	}
-	return true;
+	rcu_read_unlock();
 }
 
 /**
@@ -630,10 +641,11 @@ static bool free_to_reserve(struct slabx_cache *s, void *obj)
  *	mempool_free() takes the pool it came from).
  * @obj: an object of the cache, or NULL (nothing is done).
  *
- * While the cache's reserve is below the sum of its reservations, the
- * object refills it and wakes an allocation waiting in
- * slabx_alloc_reserved(); otherwise this is slabx_free(). Either way it
- * gives back one of the objects @res took from the reserve, if any: an
+ * When @res holds objects it took from the reserve, this gives one of
+ * them back: the object goes into the reserve unless the reserve has one
+ * to spare already, and an allocation waiting in slabx_alloc_reserved()
+ * wakes. Otherwise, while the cache's reserve is below the sum of its
+ * reservations, the object refills it; else this is slabx_free(). An
  * object taken from the reserve and given to slabx_free() instead stays
  * counted against @res's share until @res frees another object.
  *
@@ -647,22 +659,17 @@ static bool free_to_reserve(struct slabx_cache *s, void *obj)
 void slabx_free_reserved(struct slabx_reservation *res, void *obj)
 {
 	struct slabx_cache *s = res->cache;
-	bool ok;
 
 	if (!obj)
 		return;
-	if (reserve_short(s) && !READ_ONCE(s->dead)) {
-		rcu_read_lock();	/* as slabx_free(): a late free */
-		ok = free_to_reserve(s, obj);
-		rcu_read_unlock();
-		if (!ok)
-			return;
-		slabx_stat_inc(s, SLABX_FREE);
-	} else {
+	/* Neither a share to give back nor a reserve to fill: no lock. */
+	if ((!READ_ONCE(res->held) && !reserve_short(s)) ||
+	    READ_ONCE(s->dead)) {
 		slabx_free(s, obj);
+		return;
 	}
-	if (atomic_add_unless(&res->held, -1, 0))
-		share_wake(res);
+	free_to_reserve(res, obj);
+	share_wake(res);
 }
 EXPORT_SYMBOL_GPL(slabx_free_reserved);
 
@@ -676,17 +683,25 @@ EXPORT_SYMBOL_GPL(slabx_free_reserved);
  */
 unsigned int slabx_reserve_destroy(struct slabx_cache *s)
 {
-	unsigned long target;
+	struct slabx_reserve *r = &s->reserve;
+	unsigned long flags, target;
 	unsigned int live;
 
-	mutex_lock(&s->reserve.mutex);
-	live = s->reserve.reservations;
-	/* Empty it; the reservations left keep their count for unreserve. */
-	target = s->reserve.target;
-	WRITE_ONCE(s->reserve.target, 0);
+	mutex_lock(&r->mutex);
+	live = r->reservations;
+	/*
+	 * Empty it: no take comes any more (the cache is dead). The
+	 * reservations left keep their count for unreserve.
+	 */
+	raw_spin_lock_irqsave(&r->lock, flags);
+	target = r->book.target;
+	WRITE_ONCE(r->book.target, 0);
+	raw_spin_unlock_irqrestore(&r->lock, flags);
 	reserve_trim(s);
-	WRITE_ONCE(s->reserve.target, target);
-	mutex_unlock(&s->reserve.mutex);
+	raw_spin_lock_irqsave(&r->lock, flags);
+	WRITE_ONCE(r->book.target, target);
+	raw_spin_unlock_irqrestore(&r->lock, flags);
+	mutex_unlock(&r->mutex);
 	return live;
 }
 
@@ -697,8 +712,8 @@ unsigned int slabx_reserve_destroy(struct slabx_cache *s)
  */
 void slabx_reserve_info(struct slabx_cache *s, struct slabx_info *info)
 {
-	info->objects_reserve = atomic_long_read(&s->reserve.objects);
-	info->reserve_target = READ_ONCE(s->reserve.target);
+	info->objects_reserve = READ_ONCE(s->reserve.book.objects);
+	info->reserve_target = READ_ONCE(s->reserve.book.target);
 	info->reserve_bytes = info->objects_reserve * s->stride +
 			      READ_ONCE(s->reserve.meta_bytes);
 }

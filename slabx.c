@@ -921,6 +921,52 @@ static int cache_destroy(struct slabx_cache *s, bool kmalloc_class)
 }
 
 /**
+ * slabx_cache_reap() - free a destroyed cache kept for its reservations
+ * @s: a dead cache, a zombie, whose last reservation just went.
+ *
+ * The cache is freed unless objects of it are still allocated; then it
+ * stays a zombie, as a cache destroyed with leaked objects does.
+ *
+ * Context: process context, may sleep; not with @s's reserve mutex held.
+ */
+void slabx_cache_reap(struct slabx_cache *s)
+{
+	unsigned long leaked;
+
+	mutex_lock(&slabx_caches_mutex);
+	leaked = slabx_slabs_release_empty(s, NULL) + pool_outstanding(s);
+	if (!leaked)
+		list_del(&s->list);
+	mutex_unlock(&slabx_caches_mutex);
+	if (leaked)
+		return;
+	/* A free that returned the last object may still be counting it. */
+	synchronize_rcu();
+	cache_free(s);
+}
+
+/**
+ * slabx_zombie_count() - the destroyed caches slabx keeps
+ *
+ * For tests: a cache destroyed with leaked objects or reservations is
+ * kept until they are gone or slabx is unloaded.
+ *
+ * Return: how many there are.
+ */
+unsigned int slabx_zombie_count(void)
+{
+	struct slabx_cache *s;
+	unsigned int n = 0;
+
+	mutex_lock(&slabx_caches_mutex);
+	list_for_each_entry(s, &slabx_zombies, list)
+		n++;
+	mutex_unlock(&slabx_caches_mutex);
+	return n;
+}
+EXPORT_SYMBOL_NS_GPL(slabx_zombie_count, SLABX_TEST);
+
+/**
  * slabx_cache_destroy() - destroy a cache
  * @s: the cache, or NULL (nothing is done).
  *
@@ -942,7 +988,8 @@ static int cache_destroy(struct slabx_cache *s, bool kmalloc_class)
  * work item of a %WQ_MEM_RECLAIM workqueue.
  *
  * A reservation still held (slabx_reserve()) is reported as a leak too:
- * the reserve is flushed, and the cache is kept for slabx_unreserve().
+ * the reserve is flushed, and the cache is kept for slabx_unreserve(),
+ * whose last call frees it (unless objects are still allocated).
  *
  * Context: process context, may sleep; not under cpus_read_lock() (nor in
  * a CPU hotplug callback).

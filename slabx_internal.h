@@ -24,6 +24,7 @@
 #include <linux/uaccess.h>
 
 #include "slabx.h"
+#include "slabx_reserve_book.h"
 /* Test hooks, exported in SLABX_TEST only; debugfs uses some too. */
 #include "tests/slabx_test_hooks.h"
 
@@ -115,9 +116,6 @@ struct slabx_sheaf {
  *	it, to leave an empty barn unlocked (see barn.c).
  * @full: sheaves with size == capacity.
  * @empty: sheaves with size == 0.
- * @reserve: the node's part of the cache's reserve (see reserve.c):
- *	sheaves of any size, out of reach of the allocation and free paths,
- *	of the shrinker and of slabx_cache_shrink().
  * @nr_full: length of @full.
  * @nr_empty: length of @empty.
  * @max_full: the most full sheaves it keeps (slabx_barn_max_full()).
@@ -126,7 +124,6 @@ struct slabx_barn {
 	raw_spinlock_t lock;
 	struct list_head full;
 	struct list_head empty;
-	struct list_head reserve;
 	unsigned int nr_full;
 	unsigned int nr_empty;
 	unsigned int max_full;
@@ -135,22 +132,26 @@ struct slabx_barn {
 /**
  * struct slabx_reserve - a cache's reserve, shared by its reservations
  * @mutex: serialises slabx_reserve(), slabx_unreserve() and the destroy
- *	of the reserve, which alone change @target, @sheaves and
- *	@reservations.
- * @target: objects the reservations of the cache add up to; the reserve
- *	is refilled up to it. Read without @mutex by the free path.
- * @objects: objects held in the reserve's sheaves, all nodes; changed
- *	with the lock of the barn whose sheaf gains or loses one.
- * @sheaves: sheaves of the reserve, all nodes: room for @target objects
- *	at least.
+ *	of the reserve, which alone change @sheaves and @reservations and
+ *	add or free sheaves.
+ * @lock: protects @book, @stack, @empty and every reservation's held
+ *	count; a leaf, taken with IRQs saved.
+ * @book: the counts of the guarantee (slabx_reserve_book.h); objects and
+ *	target are also read without @lock.
+ * @stack: the sheaves holding objects, the first one the top of the
+ *	stack, the others full.
+ * @empty: the reserve's empty sheaves.
+ * @sheaves: sheaves of the reserve: room for the target at least.
  * @capacity: room in each of them.
  * @reservations: live reservations.
  * @meta_bytes: bytes of the sheaves and of the reservations' handles.
  */
 struct slabx_reserve {
 	struct mutex mutex;	/* serialises changes of the reserve's size */
-	unsigned long target;
-	atomic_long_t objects;
+	raw_spinlock_t lock;
+	struct slabx_reserve_book book;
+	struct list_head stack;
+	struct list_head empty;
 	unsigned long sheaves;
 	unsigned int capacity;
 	unsigned int reservations;
@@ -1188,6 +1189,9 @@ unsigned int slabx_reserve_destroy(struct slabx_cache *s);
 void slabx_reserve_info(struct slabx_cache *s, struct slabx_info *info);
 bool slabx_reserve_refuses(struct slabx_cache *s, void *obj);
 
+/* slabx.c: free a destroyed cache once its last reservation is gone */
+void slabx_cache_reap(struct slabx_cache *s);
+
 /*
  * A %SLABX_DEBUG cache's free of an object that sits in its reserve, where
  * the slab layer's check cannot see it: reported and refused (out of
@@ -1196,7 +1200,7 @@ bool slabx_reserve_refuses(struct slabx_cache *s, void *obj);
 static inline bool slabx_reserve_double_free(struct slabx_cache *s, void *obj)
 {
 	return unlikely(s->flags & SLABX_DEBUG) &&
-	       atomic_long_read(&s->reserve.objects) &&
+	       READ_ONCE(s->reserve.book.objects) &&
 	       slabx_reserve_refuses(s, obj);
 }
 

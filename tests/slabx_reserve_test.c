@@ -639,8 +639,257 @@ static void destroy_with_reservation(struct kunit *test)
 	slabx_free_reserved(res, obj);
 	KUNIT_EXPECT_EQ(test, info_of(s).objects_reserve, 0UL);
 	KUNIT_EXPECT_EQ(test, info_of(s).objects_inuse, 0UL);
+	/* The last unreserve frees the cache: @s is gone after it. */
 	slabx_unreserve(res);
-	KUNIT_EXPECT_EQ(test, info_of(s).reserve_target, 0UL);
+}
+
+/*
+ * A cache destroyed with a reservation held is kept for it, and freed by
+ * its unreserve, with no object of it allocated; with one still
+ * allocated, it stays until that is freed and slabx unloads.
+ */
+static void unreserve_frees_destroyed_cache(struct kunit *test)
+{
+	unsigned int zombies = slabx_zombie_count();
+	struct slabx_reservation *res;
+	struct slabx_cache *s;
+	void *obj;
+
+	s = slabx_cache_create("kunit-res-reap", 64, NULL);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, s);
+	res = slabx_reserve(s, 10, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, res);
+	KUNIT_EXPECT_EQ(test, slabx_cache_destroy(s), -EBUSY);
+	KUNIT_EXPECT_EQ(test, slabx_zombie_count(), zombies + 1);
+	slabx_unreserve(res);
+	KUNIT_EXPECT_EQ(test, slabx_zombie_count(), zombies);
+
+	/* An object still allocated keeps it, after the unreserve too. */
+	s = slabx_cache_create("kunit-res-reap", 64, NULL);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, s);
+	res = slabx_reserve(s, 10, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, res);
+	obj = slabx_alloc(s, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, obj);
+	KUNIT_EXPECT_EQ(test, slabx_cache_destroy(s), -EBUSY);
+	slabx_unreserve(res);
+	KUNIT_EXPECT_EQ(test, slabx_zombie_count(), zombies + 1);
+	KUNIT_EXPECT_EQ(test, info_of(s).objects_inuse, 1UL);
+	/* A late free is still allowed; the zombie goes at unload. */
+	slabx_free(s, obj);
+	KUNIT_EXPECT_EQ(test, info_of(s).objects_inuse, 0UL);
+}
+
+/* ---- races between reservations ---------------------------------------- */
+
+#define RACE_OPS	20000
+#define PLAIN		8
+
+/*
+ * One kthread of a race: @fn runs @ops rounds on @res, counting in @null
+ * the allocations within its share that got no object.
+ */
+struct racer {
+	struct slabx_cache *s;
+	struct slabx_reservation *res;
+	unsigned int ops, null, nr;
+	void *plain[PLAIN];
+	bool stop;
+	struct completion done;
+};
+
+static void racer_stop(void *data)
+{
+	struct racer *r = data;
+
+	WRITE_ONCE(r->stop, true);
+	wait_for_completion(&r->done);
+}
+
+/*
+ * Free plain objects (not from the reserve) through the reservation and
+ * allocate them again: frees that give nothing back, as the issue's
+ * interleaving needs.
+ */
+static int plain_free_fn(void *data)
+{
+	struct racer *r = data;
+	unsigned int i, k;
+
+	for (i = 0; i < r->ops && !READ_ONCE(r->stop); i++) {
+		k = i % PLAIN;
+		if (r->plain[k]) {
+			slabx_free_reserved(r->res, r->plain[k]);
+			r->plain[k] = NULL;
+		}
+		r->plain[k] = slabx_alloc(r->s, GFP_NOWAIT | __GFP_NOWARN);
+	}
+	for (k = 0; k < PLAIN; k++)
+		slabx_free(r->s, r->plain[k]);
+	complete_all(&r->done);
+	return 0;
+}
+
+/* Take up to @nr objects through the reservation, then free them through it. */
+static int take_free_fn(void *data)
+{
+	struct racer *r = data;
+	void *p[SHARE];
+	unsigned int i, j, n;
+
+	for (i = 0; i < r->ops && !READ_ONCE(r->stop); i++) {
+		for (n = 0; n < r->nr; n++) {
+			p[n] = slabx_alloc_reserved(r->res, GFP_ATOMIC);
+			if (!p[n])
+				break;
+		}
+		/* Within the share, always: each frees all it took. */
+		if (n < r->nr)
+			WRITE_ONCE(r->null, r->null + 1);
+		for (j = 0; j < n; j++)
+			slabx_free_reserved(r->res, p[j]);
+	}
+	complete_all(&r->done);
+	return 0;
+}
+
+static void racer_start(struct kunit *test, struct racer *r,
+			int (*fn)(void *), unsigned int cpu)
+{
+	struct task_struct *task;
+
+	init_completion(&r->done);
+	task = kthread_create(fn, r, "kunit-res-racer");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(task));
+	kthread_bind(task, cpu);
+	KUNIT_ASSERT_EQ(test, start_kthread(test, task, racer_stop, r), 0);
+}
+
+/* The online CPU @n places after this one, wrapping around. */
+static unsigned int other_cpu(unsigned int n)
+{
+	unsigned int cpu = raw_smp_processor_id();
+
+	while (n--) {
+		cpu = cpumask_next(cpu, cpu_online_mask);
+		if (cpu >= nr_cpu_ids)
+			cpu = cpumask_first(cpu_online_mask);
+	}
+	return cpu;
+}
+
+/*
+ * Reservations R and Q of one object each, a reserve of two, the page
+ * allocator failing and the cache drained. On two CPUs, one thread takes
+ * R's object and frees it through R, another frees plain objects through
+ * R; meanwhile Q takes its object and gives it back, again and again,
+ * and must find it every time: nothing R does may take Q's share. At
+ * the end the reserve holds its two objects, no more, no fewer.
+ */
+static void racing_frees_keep_other_shares(struct kunit *test)
+{
+	struct slabx_cache *s = flat_cache(test, "kunit-res-race");
+	struct racer *taker = kunit_kzalloc(test, sizeof(*taker), GFP_KERNEL);
+	struct racer *freer = kunit_kzalloc(test, sizeof(*freer), GFP_KERNEL);
+	struct slabx_reservation *r, *q;
+	unsigned int i, null = 0;
+	void *obj;
+
+	KUNIT_ASSERT_NOT_NULL(test, taker);
+	KUNIT_ASSERT_NOT_NULL(test, freer);
+	if (num_online_cpus() < 3)
+		kunit_skip(test, "needs 3 CPUs");
+	r = reserve(test, s, 1);
+	q = reserve(test, s, 1);
+	for (i = 0; i < PLAIN; i++) {
+		freer->plain[i] = slabx_alloc(s, GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, freer->plain[i]);
+	}
+	starve(test, s);
+	taker->s = s;
+	taker->res = r;
+	taker->ops = RACE_OPS;
+	taker->nr = 1;
+	freer->s = s;
+	freer->res = r;
+	freer->ops = RACE_OPS;
+	racer_start(test, freer, plain_free_fn, other_cpu(1));
+	racer_start(test, taker, take_free_fn, other_cpu(2));
+	while (!completion_done(&freer->done) ||
+	       !completion_done(&taker->done)) {
+		obj = slabx_alloc_reserved(q, GFP_NOWAIT);
+		if (!obj)
+			null++;
+		slabx_free_reserved(q, obj);
+		cond_resched();
+	}
+	KUNIT_EXPECT_EQ_MSG(test, null, 0U, "Q found no object within its share");
+	KUNIT_EXPECT_EQ_MSG(test, taker->null, 0U, "nor R");
+	KUNIT_EXPECT_EQ(test, info_of(s).objects_reserve, 2UL);
+	KUNIT_EXPECT_EQ(test, info_of(s).reserve_target, 2UL);
+}
+
+#define TAKERS	8
+
+/*
+ * One reservation of 4 per CPU, both nodes, the page allocator failing:
+ * every CPU takes its 4 and frees them, again and again; not one take
+ * within a share may come back empty, however the objects move.
+ */
+static void takes_within_share_never_fail(struct kunit *test)
+{
+	struct slabx_cache *s = flat_cache(test, "kunit-res-takers");
+	struct racer *rc = kunit_kcalloc(test, TAKERS, sizeof(*rc), GFP_KERNEL);
+	unsigned int i, n, null = 0;
+
+	KUNIT_ASSERT_NOT_NULL(test, rc);
+	n = min_t(unsigned int, TAKERS, num_online_cpus());
+	for (i = 0; i < n; i++) {
+		rc[i].s = s;
+		rc[i].res = reserve(test, s, 4);
+		rc[i].ops = RACE_OPS / 20;
+		rc[i].nr = 4;
+	}
+	starve(test, s);
+	for (i = 0; i < n; i++)
+		racer_start(test, &rc[i], take_free_fn, other_cpu(i));
+	for (i = 0; i < n; i++) {
+		wait_for_completion(&rc[i].done);
+		null += rc[i].null;
+	}
+	KUNIT_EXPECT_EQ(test, null, 0U);
+	KUNIT_EXPECT_EQ(test, info_of(s).objects_reserve, 4UL * n);
+}
+
+/*
+ * Reservations come and go while frees through another one refill the
+ * reserve: once all is quiet, the reserve holds its target exactly, no
+ * object stuck above it.
+ */
+static void unreserve_racing_refills(struct kunit *test)
+{
+	struct slabx_cache *s = flat_cache(test, "kunit-res-unres");
+	struct racer *rc = kunit_kzalloc(test, sizeof(*rc), GFP_KERNEL);
+	struct slabx_reservation *extra;
+	unsigned int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, rc);
+	if (num_online_cpus() < 2)
+		kunit_skip(test, "needs 2 CPUs");
+	rc->s = s;
+	rc->res = reserve(test, s, SHARE);
+	rc->ops = RACE_OPS / 4;
+	rc->nr = SHARE;
+	racer_start(test, rc, take_free_fn, other_cpu(1));
+	for (i = 0; !completion_done(&rc->done); i++) {
+		extra = slabx_reserve(s, 1 + i % 64, GFP_KERNEL);
+		KUNIT_ASSERT_NOT_ERR_OR_NULL(test, extra);
+		slabx_unreserve(extra);
+	}
+	kunit_info(test, "%u reservations made and released\n", i);
+	KUNIT_EXPECT_EQ(test, rc->null, 0U);
+	KUNIT_EXPECT_EQ(test, info_of(s).reserve_target, (unsigned long)SHARE);
+	KUNIT_EXPECT_EQ(test, info_of(s).objects_reserve, (unsigned long)SHARE);
 }
 
 /* A %SLABX_DEBUG cache: frees through the reservation are checked. */
@@ -704,6 +953,10 @@ static struct kunit_case slabx_reserve_cases[] = {
 	KUNIT_CASE(failure_leaves_nothing),
 	KUNIT_CASE(bad_arguments),
 	KUNIT_CASE(destroy_with_reservation),
+	KUNIT_CASE(unreserve_frees_destroyed_cache),
+	KUNIT_CASE(racing_frees_keep_other_shares),
+	KUNIT_CASE(takes_within_share_never_fail),
+	KUNIT_CASE(unreserve_racing_refills),
 	KUNIT_CASE(debug_cache_refills),
 	KUNIT_CASE(mempool_adapter),
 	{}

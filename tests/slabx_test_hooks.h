@@ -7,7 +7,8 @@
  * Fault injection in the page provider, in getting an empty rcu_free
  * sheaf and in slabx's own metadata allocations; the any-context paths'
  * locks held by the caller; a synthetic shrink; the cache of a
- * slabx_kmalloc() size class; stopping the rcu_free age monitor.
+ * slabx_kmalloc() size class; stopping the rcu_free age monitor; the
+ * number of destroyed caches slabx keeps.
  */
 #ifndef _SLABX_TEST_HOOKS_H
 #define _SLABX_TEST_HOOKS_H
@@ -25,5 +26,6 @@ void slabx_nolock_test_block_cache(struct slabx_cache *s);
 void slabx_nolock_test_unblock_cache(struct slabx_cache *s);
 unsigned long slabx_shrink_all(void);
 struct slabx_cache *slabx_kmalloc_cache(size_t size);
+unsigned int slabx_zombie_count(void);
 
 #endif /* _SLABX_TEST_HOOKS_H */
