@@ -38,6 +38,14 @@ figures()
 			if ($i == "rcu/plain")
 				print "size " $2 " free_rcu rcu/plain\t" num($(i + 1))
 	}
+	# "reserve scaling: 1048576/16 objects: take+put ratio X
+	# reserve+unreserve ratio Y": the cost of the reserve at its largest size
+	# over its smallest, no kernel peer (flat: about 1).
+	/^reserve scaling: / {
+		for (i = 1; i < NF; i++)
+			if ($i == "ratio")
+				print "reserve scaling " $(i - 1) " large/small\t" num($(i + 1))
+	}
 	# Each mode on one CPU, then all of them (with one CPU online both
 	# say "1 CPU"); not the ring memory line.
 	/^objpool: / && /Mpairs\/s/ && /ratio slabx\/lib/ {

@@ -72,6 +72,7 @@
 #endif
 
 #include "../slabx.h"
+#include "slabx_test_hooks.h"
 
 #define BENCH_MAX_BATCH	1024
 
@@ -826,6 +827,120 @@ out:
 	return ret;
 }
 
+/* Reserve sizes of the scaling rows: from a mempool's to the limit. */
+static const unsigned int bench_reserve_sizes[] = { 16, 1024, 65536, 1048576 };
+#define BENCH_RESERVE_PAIRS	4096
+
+/* Take every free object @s has, linked through themselves; Return: the list. */
+static void **bench_drain(struct slabx_cache *s)
+{
+	void **list = NULL, **obj;
+
+	while ((obj = slabx_alloc(s, GFP_NOWAIT | __GFP_NOWARN))) {
+		*obj = list;
+		list = obj;
+	}
+	return list;
+}
+
+static void bench_undrain(struct slabx_cache *s, void **list)
+{
+	void **next;
+
+	for (; list; list = next) {
+		next = *list;
+		slabx_free(s, list);
+	}
+}
+
+/*
+ * Best of @rounds: ns per take from the reserve and put back, with the
+ * page allocator failing and the cache drained, so that every
+ * slabx_alloc_reserved() takes from the reserve and every
+ * slabx_free_reserved() gives its share back into it.
+ */
+static s64 bench_reserve_take_put(struct slabx_reservation *res)
+{
+	s64 best = S64_MAX, t;
+	unsigned int r, i;
+	void *obj;
+
+	for (r = 0; r < rounds; r++) {
+		t = ktime_get_ns();
+		for (i = 0; i < BENCH_RESERVE_PAIRS; i++) {
+			obj = slabx_alloc_reserved(res, GFP_NOWAIT);
+			if (!obj)
+				return -ENOMEM;
+			slabx_free_reserved(res, obj);
+		}
+		best = min(best, ktime_get_ns() - t);
+	}
+	return best / BENCH_RESERVE_PAIRS;
+}
+
+/* One row: reserve and release @nr objects, and the take/put cost between. */
+static int bench_reserve_one(struct slabx_cache *s, unsigned int nr,
+			     s64 *fill, s64 *pair)
+{
+	struct slabx_reservation *res;
+	void **drained;
+	s64 t;
+
+	t = ktime_get_ns();
+	res = slabx_reserve(s, nr, GFP_KERNEL);
+	if (IS_ERR(res))
+		return PTR_ERR(res);
+	slabx_unreserve(res);
+	*fill = (ktime_get_ns() - t) / nr;
+
+	res = slabx_reserve(s, nr, GFP_KERNEL);
+	if (IS_ERR(res))
+		return PTR_ERR(res);
+	slabx_fault_inject_pages(-1);
+	drained = bench_drain(s);
+	*pair = bench_reserve_take_put(res);
+	slabx_fault_inject_pages(0);
+	bench_undrain(s, drained);
+	slabx_unreserve(res);
+	return *pair < 0 ? (int)*pair : 0;
+}
+
+/*
+ * The reserve's cost against its size, 64 B objects: a reservation made
+ * and released, per object, and a take from the reserve and a put back,
+ * per pair, from 16 to 2^20 reserved objects. O(1) operations give the
+ * same figures at every size; the last line has the largest over the
+ * smallest.
+ */
+static int bench_reserve_scaling(void)
+{
+	s64 fill[ARRAY_SIZE(bench_reserve_sizes)];
+	s64 pair[ARRAY_SIZE(bench_reserve_sizes)];
+	unsigned int i, last = ARRAY_SIZE(bench_reserve_sizes) - 1;
+	struct slabx_cache *s;
+	int ret = 0;
+
+	s = slabx_cache_create("bench-reserve", 64, NULL);
+	if (IS_ERR(s))
+		return PTR_ERR(s);
+	for (i = 0; i <= last && !ret; i++) {
+		ret = bench_reserve_one(s, bench_reserve_sizes[i], &fill[i],
+					&pair[i]);
+		if (!ret)
+			pr_info("reserve scaling %7u objects: reserve+unreserve %lld ns/object  take+put %lld ns\n",
+				bench_reserve_sizes[i], fill[i], pair[i]);
+	}
+	if (!ret)
+		pr_info("reserve scaling: %u/%u objects: take+put ratio %llu.%03llu  reserve+unreserve ratio %llu.%03llu\n",
+			bench_reserve_sizes[last], bench_reserve_sizes[0],
+			bench_ratio(pair[last], pair[0]) / 1000,
+			bench_ratio(pair[last], pair[0]) % 1000,
+			bench_ratio(fill[last], fill[0]) / 1000,
+			bench_ratio(fill[last], fill[0]) % 1000);
+	slabx_cache_destroy(s);
+	return ret;
+}
+
 static int bench_size(unsigned int size)
 {
 	void *caches[2];
@@ -1012,7 +1127,8 @@ static int __init bench_init(void)
 	for (i = 0; i < ARRAY_SIZE(bench_sizes) && !ret; i++)
 		ret = bench_size(bench_sizes[i]);
 	if (!ret)
-		ret = bench_pages() ?: bench_nmi_rate();
+		ret = bench_reserve_scaling() ?: bench_pages() ?:
+		      bench_nmi_rate();
 	free_percpu(bench_floor);
 	kfree(bench_objs);
 	if (ret)
@@ -1028,5 +1144,6 @@ static void __exit bench_exit(void)
 
 module_init(bench_init);
 module_exit(bench_exit);
+MODULE_IMPORT_NS(SLABX_TEST);
 MODULE_DESCRIPTION("slabx microbenchmark against kmem_cache, same boot");
 MODULE_LICENSE("GPL");
