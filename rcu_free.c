@@ -206,8 +206,10 @@ static void rcu_sheaf_done(struct rcu_head *head)
 	bool full = !large && nr == sheaf->capacity, to_barn;
 
 	if (IS_ENABLED(CONFIG_KASAN_GENERIC) || slabx_init_on_free(s))
-		for (i = 0; i < nr; i++)
+		for (i = 0; i < nr; i++) {
+			slabx_kasan_rcu_wait(s, sheaf->objects[i], false);
 			slabx_free_hook(s, sheaf->objects[i], false);
+		}
 
 	if (large)
 		rcu_sheaf_split(s, barn, sheaf);
@@ -490,12 +492,50 @@ static bool rcu_free_get_empty(struct slabx_cache *s,
 	return pcs->rcu_free;
 }
 
+/**
+ * slabx_free_rcu_pending_report() - report a free that
+ *	slabx_free_rcu_pending() refused
+ * @s: the cache.
+ * @obj: the object, waiting for its grace period after slabx_free_rcu().
+ *
+ * Counted in free_invalid, and warned about every time, as KASAN reports
+ * every double free it sees (this is a check of KASAN builds only). Out
+ * of line: off the free paths.
+ */
+void slabx_free_rcu_pending_report(struct slabx_cache *s, void *obj)
+{
+	slabx_stat_inc(s, SLABX_FREE_INVALID);
+	WARN(1, "slabx: %s: double free of %p, given to slabx_free_rcu() and waiting for its grace period\n",
+	     s->name, obj);
+}
+
+/*
+ * With %CONFIG_SLAB_FREELIST_HARDENED, whether @obj is the object last put
+ * into this CPU's rcu_free sheaf (held): a second slabx_free_rcu() of it
+ * is refused and reported, as pcs_double_free() does for slabx_free()
+ * (KASAN, where it is on, refused any free of it before).
+ */
+static bool rcu_free_double(struct slabx_cache *s,
+			    struct slabx_cpu_sheaves *pcs, void *obj)
+{
+	struct slabx_sheaf *sheaf = pcs->rcu_free;
+
+	if (!IS_ENABLED(CONFIG_SLAB_FREELIST_HARDENED) || !sheaf ||
+	    !sheaf->size || likely(sheaf->objects[sheaf->size - 1] != obj))
+		return false;
+	slabx_stat_inc(s, SLABX_FREE_INVALID);
+	slabx_report(s, "slabx: %s: double slabx_free_rcu() of %p, the last one on this CPU\n",
+		     s->name, obj);
+	return true;
+}
+
 /*
  * Put @obj into this CPU's rcu_free sheaf, installing *@new (an empty sheaf
  * the caller allocated) if it has none; *@new is cleared when used. A sheaf
  * that becomes full is queued. Return: false when no sheaf took @obj; if
  * for want of a sheaf, *@outrun tells whether the grace period of this
- * CPU's last full rcu_free sheaf is still pending.
+ * CPU's last full rcu_free sheaf is still pending. True when done, or
+ * refused as a double free (rcu_free_double()).
  */
 static bool rcu_free_push(struct slabx_cache *s, struct slabx_slab *slab,
 			  void *obj, struct slabx_sheaf **new, bool *outrun)
@@ -509,6 +549,10 @@ static bool rcu_free_push(struct slabx_cache *s, struct slabx_slab *slab,
 		return false;
 	if (slab->nid != numa_mem_id())
 		goto out;
+	if (rcu_free_double(s, pcs, obj)) {
+		done = true;
+		goto out;
+	}
 	if (!pcs->rcu_free && *new) {
 		pcs->rcu_free = *new;
 		*new = NULL;
@@ -545,8 +589,9 @@ out:
  * rcu_free_push() for the common case, with no call at all (so that
  * slabx_free_rcu() saves no register): this CPU's rcu_free sheaf holds an
  * object already (its epoch is open: it is never left empty) and has room
- * for more than @obj (it does not fill, which queues it). Return: true
- * when done, counted.
+ * for more than @obj (it does not fill, which queues it). The suspect of
+ * rcu_free_double() is left to rcu_free_push(). Return: true when done,
+ * counted.
  */
 static __always_inline bool rcu_free_push_fast(struct slabx_cache *s,
 					       struct slabx_slab *slab,
@@ -561,7 +606,9 @@ static __always_inline bool rcu_free_push_fast(struct slabx_cache *s,
 		return false;
 	sheaf = pcs->rcu_free;
 	if (slab->nid == numa_mem_id() && sheaf &&
-	    likely(sheaf->size + 1 < sheaf->capacity)) {
+	    likely(sheaf->size + 1 < sheaf->capacity) &&
+	    !(IS_ENABLED(CONFIG_SLAB_FREELIST_HARDENED) && sheaf->size &&
+	      sheaf->objects[sheaf->size - 1] == obj)) {
 		sheaf->objects[sheaf->size++] = obj;
 		/* As in rcu_free_push(). */
 		__this_cpu_inc(s->stats->pcs_free_rcu);
@@ -642,10 +689,26 @@ static noinline void free_rcu_full(struct slabx_cache *s,
  * queues the sheaf from one). When no sheaf can take it, it waits in its
  * slab (see the top of this file). Either way nothing is lost and nothing
  * is allocated that could not fail harmlessly. A pointer that is not an
- * object of @s, or an object freed twice this way, is refused with a
- * warning (as in slabx_free()). Pool-mode caches do not support it: the
- * object is refused with a warning and stays allocated; so is an object of
- * a cache whose destroy has started (it may not run concurrently).
+ * object of @s is refused with a warning (as in slabx_free()). Pool-mode
+ * caches do not support it: the object is refused with a warning and
+ * stays allocated; so is an object of a cache whose destroy has started
+ * (it may not run concurrently).
+ *
+ * A second free of @obj before its grace period ended, by this call or
+ * any other free, is refused with a warning (counted in free_invalid)
+ * where it is checked:
+ *
+ * - under KASAN, every such free: @obj is marked until its grace period
+ *   ends (slabx_free_rcu_pending());
+ * - in a %SLABX_DEBUG cache, every such free: @obj waits in its slab,
+ *   whose pending bit the slab layer checks;
+ * - in any cache, a second slabx_free_rcu() of an object that waits in
+ *   its slab (no rcu_free sheaf took it);
+ * - with %CONFIG_SLAB_FREELIST_HARDENED, a second slabx_free_rcu() of the
+ *   object this CPU last put into its rcu_free sheaf.
+ *
+ * Any other double free within the grace period is not caught, and the
+ * object may then be handed out twice.
  *
  * Context: process, softirq or hard-IRQ context, IRQs disabled included;
  * not NMI. Never sleeps.
@@ -663,6 +726,8 @@ void slabx_free_rcu(struct slabx_cache *s, void *obj)
 	slab = slabx_obj_slab(s, obj);
 	if (!slab || !slabx_kasan_free_ok(s, obj))
 		return;
+	/* Until its grace period ends: see slabx_free_rcu_pending(). */
+	slabx_kasan_rcu_wait(s, obj, true);
 	if (!IS_ENABLED(CONFIG_DEBUG_KMEMLEAK) && s->sheaf_capacity &&
 	    rcu_free_push_fast(s, slab, obj))
 		return;
@@ -814,6 +879,7 @@ static unsigned int slab_rcu_release(struct slabx_cache *s,
 		void *obj = slabx_slab_obj(s, slab, idx);
 
 		__clear_bit(idx, pending);
+		slabx_kasan_rcu_wait(s, obj, false);
 		slabx_free_hook(s, obj, false);
 		slabx_node_put(s, n, slab, obj, discard);
 		nr++;

@@ -732,17 +732,36 @@ static inline void slabx_kasan_poison_new(struct slabx_cache *s, void *obj)
 }
 
 /*
- * Whether @obj may be freed: an object KASAN sees free (a double free, or
- * a free of an object that never left the cache) gets a KASAN report
- * naming the caller, and is refused.
+ * An object given to slabx_free_rcu() stays accessible until its grace
+ * period ends, since readers may still use it: KASAN cannot tell it from
+ * a live object, and would let a second free through. So it is marked
+ * meanwhile, in the shadow of the first granule of its redzone (there are
+ * two at least): %SLABX_KASAN_RCU_WAIT instead of %SLABX_KASAN_REDZONE,
+ * from slabx_free_rcu() until its grace period ended (rcu_free.c). KASAN
+ * decodes both as slab-out-of-bounds (the value is its
+ * KASAN_PAGE_REDZONE), so a reader's overflow still reads as one.
  */
-static __always_inline bool slabx_kasan_free_ok(struct slabx_cache *s,
-						void *obj)
+#define SLABX_KASAN_RCU_WAIT	0xfe
+
+static inline u8 *slabx_kasan_rcu_mark(struct slabx_cache *s, const void *obj)
 {
-	if (likely(kasan_check_read(obj, 1)))
-		return true;
-	slabx_stat_inc(s, SLABX_FREE_INVALID);
-	return false;
+	return kasan_mem_to_shadow(obj + round_up(s->object_size,
+						  SLABX_KASAN_GRANULE));
+}
+
+/* Mark @obj as waiting for its grace period, or unmark it. */
+static inline void slabx_kasan_rcu_wait(struct slabx_cache *s, void *obj,
+					bool wait)
+{
+	__memset(slabx_kasan_rcu_mark(s, obj),
+		 wait ? SLABX_KASAN_RCU_WAIT : SLABX_KASAN_REDZONE, 1);
+}
+
+/* Whether @obj is marked (the shadow is read without KASAN checks). */
+static __no_kasan_or_inline bool slabx_kasan_rcu_waits(struct slabx_cache *s,
+						       const void *obj)
+{
+	return READ_ONCE(*slabx_kasan_rcu_mark(s, obj)) == SLABX_KASAN_RCU_WAIT;
 }
 #else
 #define SLABX_KASAN_MIN_REDZONE	0
@@ -752,6 +771,65 @@ static inline void slabx_kasan_poison(struct slabx_cache *s, void *obj) { }
 static inline void slabx_kasan_poison_new(struct slabx_cache *s, void *obj) { }
 static inline void slabx_kasan_kmalloc(struct slabx_cache *s, void *obj,
 				       size_t size) { }
+static inline void slabx_kasan_rcu_wait(struct slabx_cache *s, void *obj,
+					bool wait) { }
+static inline bool slabx_kasan_rcu_waits(struct slabx_cache *s,
+					 const void *obj)
+{
+	return false;
+}
+#endif
+
+void slabx_free_rcu_pending_report(struct slabx_cache *s, void *obj);
+
+/**
+ * slabx_free_rcu_pending() - refuse a free of an object that waits for
+ *	its grace period after slabx_free_rcu()
+ * @s: the cache.
+ * @obj: an object of @s that a user frees (slabx_obj_slab() said so), by
+ *	any free path: slabx_free(), slabx_free_rcu(), the bulk, kfree and
+ *	nolock frees, a free through a reservation.
+ *
+ * Under KASAN such an object is marked until its grace period ends (see
+ * %SLABX_KASAN_RCU_WAIT), and a free of it meanwhile is a double free
+ * that KASAN cannot see (the object is not poisoned yet): it is reported
+ * with a warning every time, as KASAN reports every double free, and
+ * counted in free_invalid. slabx_kasan_free_ok() checks it, so the free
+ * paths that call that need not call this too. Without KASAN nothing is
+ * marked and this is always false, at no cost: a %SLABX_DEBUG cache finds
+ * such an object pending in its slab instead (it has no rcu_free sheaf),
+ * and %CONFIG_SLAB_FREELIST_HARDENED catches the naive double
+ * slabx_free_rcu() in rcu_free.c.
+ *
+ * Context: any.
+ * Return: true when the free must be refused and @obj left alone.
+ */
+static __always_inline bool slabx_free_rcu_pending(struct slabx_cache *s,
+						   void *obj)
+{
+	if (likely(!slabx_kasan_rcu_waits(s, obj)))
+		return false;
+	slabx_free_rcu_pending_report(s, obj);
+	return true;
+}
+
+#ifdef CONFIG_KASAN_GENERIC
+/*
+ * Whether @obj may be freed: an object KASAN sees free (a double free, or
+ * a free of an object that never left the cache) gets a KASAN report
+ * naming the caller, and is refused; so is one that waits for its grace
+ * period after slabx_free_rcu() (slabx_free_rcu_pending()).
+ */
+static __always_inline bool slabx_kasan_free_ok(struct slabx_cache *s,
+						void *obj)
+{
+	if (unlikely(!kasan_check_read(obj, 1))) {
+		slabx_stat_inc(s, SLABX_FREE_INVALID);
+		return false;
+	}
+	return !slabx_free_rcu_pending(s, obj);
+}
+#else
 static inline bool slabx_kasan_free_ok(struct slabx_cache *s, void *obj)
 {
 	return true;
