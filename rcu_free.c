@@ -701,7 +701,8 @@ static noinline void free_rcu_full(struct slabx_cache *s,
  * - under KASAN, every such free: @obj is marked until its grace period
  *   ends (slabx_free_rcu_pending());
  * - in a %SLABX_DEBUG cache, every such free: @obj waits in its slab,
- *   whose pending bit the slab layer checks;
+ *   whose pending bit the slab layer checks (and a slabx_free_rcu() of an
+ *   object free in its slab already is refused too);
  * - in any cache, a second slabx_free_rcu() of an object that waits in
  *   its slab (no rcu_free sheaf took it);
  * - with %CONFIG_SLAB_FREELIST_HARDENED, a second slabx_free_rcu() of the
@@ -971,19 +972,27 @@ static void node_rcu_add(struct slabx_cache *s, struct slabx_node *n,
  * callback is queued for it and freed by it, so an object waits at most
  * about two grace periods, however busy the slab is.
  *
+ * A %SLABX_DEBUG cache also refuses an object free in its slab already
+ * (its grace period ended before this second free, or it was freed with
+ * slabx_free()), as it refuses every double free.
+ *
  * Context: any but NMI.
- * Return: false for an object already waiting (a double free, reported).
+ * Return: false for an object already waiting or, in a %SLABX_DEBUG cache,
+ * already free (a double free, reported). Under KASAN neither comes here:
+ * slabx_kasan_free_ok() refused it first.
  */
 bool slabx_slab_defer_rcu(struct slabx_cache *s, struct slabx_slab *slab,
 			  void *obj)
 {
 	struct slabx_node *n = s->node[slab->nid];
-	bool queue = false, twice;
+	bool queue = false, twice, free = false;
 	unsigned long flags;
 
 	raw_spin_lock_irqsave(&n->lock, flags);
 	twice = slabx_slab_rcu_pending(s, slab, obj);
-	if (!twice) {
+	if (!twice && (s->flags & SLABX_DEBUG))
+		free = slabx_slab_has_free(s, slab, obj);
+	if (!twice && !free) {
 		node_rcu_add(s, n, slab, slabx_obj_index(s, slab, obj));
 		if (!n->rcu_queued) {
 			node_rcu_close_batch(n);
@@ -997,6 +1006,10 @@ bool slabx_slab_defer_rcu(struct slabx_cache *s, struct slabx_slab *slab,
 		slabx_stat_inc(s, SLABX_FREE_INVALID);
 		slabx_report(s, "slabx: %s: double slabx_free_rcu() of %p\n",
 			     s->name, obj);
+		return false;
+	}
+	if (free) {
+		slabx_double_free(s, obj, false);
 		return false;
 	}
 	if (queue) {

@@ -492,8 +492,18 @@ void slabx_node_put(struct slabx_cache *s, struct slabx_node *n,
 
 /* ---- checks on free ------------------------------------------------------------ */
 
-static bool slab_has_free(struct slabx_cache *s, struct slabx_slab *slab,
-			  void *obj)
+/**
+ * slabx_slab_has_free() - whether an object is on its slab's free list
+ * @s: the cache.
+ * @slab: the slab of @obj; its node's lock is held.
+ * @obj: the object.
+ *
+ * Walks the whole free list: for the checks of %SLABX_DEBUG caches only.
+ *
+ * Return: true when @obj is free in @slab.
+ */
+bool slabx_slab_has_free(struct slabx_cache *s, struct slabx_slab *slab,
+			 void *obj)
 {
 	void *f;
 
@@ -514,7 +524,7 @@ static bool node_double_free(struct slabx_cache *s, struct slabx_slab *slab,
 {
 	if (s->flags & SLABX_DEBUG) {
 		if (!slabx_slab_rcu_pending(s, slab, obj) &&
-		    !slab_has_free(s, slab, obj))
+		    !slabx_slab_has_free(s, slab, obj))
 			return false;
 	} else if (!IS_ENABLED(CONFIG_SLAB_FREELIST_HARDENED) ||
 		   obj != slab->freelist) {
@@ -544,7 +554,7 @@ bool slabx_slab_obj_free(struct slabx_cache *s, void *obj)
 
 	raw_spin_lock_irqsave(&n->lock, flags);
 	free = slabx_slab_rcu_pending(s, slab, obj) ||
-	       slab_has_free(s, slab, obj);
+	       slabx_slab_has_free(s, slab, obj);
 	raw_spin_unlock_irqrestore(&n->lock, flags);
 	return free;
 }

@@ -929,6 +929,8 @@ void slabx_node_put(struct slabx_cache *s, struct slabx_node *n,
 		    struct list_head *discard);
 int slabx_obj_nid(struct slabx_cache *s, const void *obj);
 bool slabx_slab_obj_free(struct slabx_cache *s, void *obj);
+bool slabx_slab_has_free(struct slabx_cache *s, struct slabx_slab *slab,
+			 void *obj);
 unsigned int slabx_slab_take(struct slabx_cache *s, int nid, void **p,
 			     unsigned int max);
 unsigned int slabx_slab_fill(struct slabx_cache *s, gfp_t gfp, int nid,
