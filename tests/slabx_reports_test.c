@@ -22,6 +22,7 @@
 #include <linux/mm.h>
 #include <linux/rcupdate.h>
 #include <linux/sizes.h>
+#include <linux/sort.h>
 #include <linux/vmalloc.h>
 
 #include "../slabx.h"
@@ -35,6 +36,7 @@ struct bad_access {
 	struct slabx_cache *s;
 	struct slabx_reservation *res;
 	void *obj;
+	void *bulk[2];
 	size_t offset;
 	struct completion done;
 };
@@ -623,6 +625,185 @@ static void naive_double_free_hardened(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, objects_held(t), 0);
 }
 
+/* ---- a free of an object that waits for its grace period ----------------- */
+
+static void free_rcu_obj(struct bad_access *b)
+{
+	slabx_free_rcu(b->s, b->obj);
+}
+
+static void free_bulk_objs(struct bad_access *b)
+{
+	slabx_free_bulk(b->s, ARRAY_SIZE(b->bulk), b->bulk);
+}
+
+static void monitor_resume(void *unused)
+{
+	slabx_rcu_free_monitor_resume();
+}
+
+/*
+ * For the case: this CPU's partial rcu_free sheaf stays, however slow a
+ * step is (the age monitor would queue it after a second).
+ */
+static void monitor_pause(struct kunit *test)
+{
+	slabx_rcu_free_monitor_pause();
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, monitor_resume,
+							NULL), 0);
+}
+
+/*
+ * Allocate @nr objects of @s, count those handed out twice, and free
+ * every one once. Return: the count.
+ */
+static unsigned int alloc_twice_count(struct kunit *test,
+				      struct slabx_cache *s, unsigned int nr)
+{
+	void **p = kunit_kcalloc(test, nr, sizeof(*p), GFP_KERNEL);
+	unsigned int i, twice = 0;
+
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	for (i = 0; i < nr; i++) {
+		p[i] = slabx_alloc(s, GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, p[i]);
+	}
+	sort(p, nr, sizeof(*p), cmp_ptr, NULL);
+	for (i = 0; i < nr; i++) {
+		if (i && p[i] == p[i - 1])
+			twice++;
+		else
+			slabx_free(s, p[i]);
+	}
+	return twice;
+}
+
+/* A cache with sheaves (but with slabx's debug=1), for the cases below. */
+static struct slabx_cache *rcu_cache(struct kunit *test, const char *name,
+				     struct slabx_info *info)
+{
+	struct slabx_cache *s = cache(test, name, 64, 8);
+
+	slabx_cache_info(s, info);
+	return s;
+}
+
+/*
+ * What refuses a free of an object given to slabx_free_rcu() before: the
+ * mark KASAN builds keep on it until its grace period ends, or where the
+ * cache has no sheaves (debug=1) its slab's pending bit.
+ */
+#define RCU_WAITING	"warning: waiting for its grace period"
+
+/*
+ * slabx_free_rcu() twice on the sheaf path (issue 29): refused, reported
+ * and counted, and the object is not handed out twice. The second call
+ * follows the first at once, on the same CPU: under KASAN any free of an
+ * object that waits is refused, elsewhere SLAB_FREELIST_HARDENED's naive
+ * case (the object the last one freed by RCU on this CPU) is. The rest
+ * fill the rcu_free sheaf, so that it goes to the barn whole, where the
+ * duplicate was handed out twice. With debug=1 (no sheaves) the object
+ * waits in its slab, or its grace period may have ended already (UML's
+ * is short): either way the debug cache refuses it.
+ */
+static void double_free_rcu_into_sheaf(struct kunit *test)
+{
+	struct bad_access b = { .fn = free_rcu_obj };
+	struct slabx_info info;
+	unsigned int cap, i;
+	void **o;
+
+	pin(test, raw_smp_processor_id());
+	monitor_pause(test);
+	b.s = rcu_cache(test, "misuse_rcu_twice", &info);
+	if (info.sheaf_capacity && !IS_ENABLED(CONFIG_KASAN_GENERIC) &&
+	    !IS_ENABLED(CONFIG_SLAB_FREELIST_HARDENED))
+		kunit_skip(test, "needs KASAN or SLAB_FREELIST_HARDENED");
+	cap = info.sheaf_capacity ?: 8;
+	o = kunit_kcalloc(test, cap, sizeof(*o), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, o);
+	alloc_n(test, b.s, o, cap);
+	b.obj = o[0];
+	slabx_free_rcu(b.s, b.obj);
+	expect_report(test, &b, IS_ENABLED(CONFIG_KASAN_GENERIC) ?
+		      RCU_WAITING : "warning: misuse_rcu_twice: double");
+	KUNIT_EXPECT_EQ(test, slabx_cache_stat(b.s, SLABX_FREE_INVALID), 1);
+	for (i = 1; i < cap; i++)
+		slabx_free_rcu(b.s, o[i]);
+	KUNIT_EXPECT_EQ(test, slabx_cache_stat(b.s, SLABX_FREE_RCU),
+			(unsigned long)cap);
+	slabx_rcu_barrier(b.s);
+	KUNIT_EXPECT_EQ(test, alloc_twice_count(test, b.s, 8 * cap), 0U);
+	KUNIT_EXPECT_EQ(test, objects_held(b.s), 0);
+}
+
+/*
+ * slabx_free_rcu(), then slabx_free() within the grace period: refused
+ * and reported, not reused at once (nor poisoned later under its next
+ * owner). Caught under KASAN, or by a debug cache (with debug=1, where
+ * the grace period may also have ended before the second free, which is
+ * then an ordinary double free); skipped elsewhere.
+ */
+static void free_after_free_rcu(struct kunit *test)
+{
+	struct bad_access b = { .fn = free_obj };
+	struct slabx_info info;
+	void *next;
+
+	pin(test, raw_smp_processor_id());
+	monitor_pause(test);
+	b.s = rcu_cache(test, "misuse_rcu_free", &info);
+	if (info.sheaf_capacity && !IS_ENABLED(CONFIG_KASAN_GENERIC))
+		kunit_skip(test, "needs KASAN or slabx's debug=1");
+	b.obj = slabx_alloc(b.s, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, b.obj);
+	slabx_free_rcu(b.s, b.obj);
+	expect_report(test, &b, IS_ENABLED(CONFIG_KASAN_GENERIC) ?
+		      RCU_WAITING : "warning: double free of");
+	KUNIT_EXPECT_EQ(test, slabx_cache_stat(b.s, SLABX_FREE_INVALID), 1);
+	/* Still in the rcu_free sheaf; in a debug cache it may be free now. */
+	next = slabx_alloc(b.s, GFP_KERNEL);
+	if (info.sheaf_capacity)
+		KUNIT_EXPECT_PTR_NE(test, next, b.obj);
+	slabx_free(b.s, next);
+	slabx_rcu_barrier(b.s);
+	KUNIT_EXPECT_EQ(test, alloc_twice_count(test, b.s, 64), 0U);
+	KUNIT_EXPECT_EQ(test, objects_held(b.s), 0);
+}
+
+/* The same through slabx_free_bulk(): the other object is freed. */
+static void free_bulk_after_free_rcu(struct kunit *test)
+{
+	struct bad_access b = { .fn = free_bulk_objs };
+	struct slabx_info info;
+	unsigned long freed;
+	void *obj, *next;
+
+	pin(test, raw_smp_processor_id());
+	monitor_pause(test);
+	b.s = rcu_cache(test, "misuse_rcu_bulk", &info);
+	if (info.sheaf_capacity && !IS_ENABLED(CONFIG_KASAN_GENERIC))
+		kunit_skip(test, "needs KASAN or slabx's debug=1");
+	obj = slabx_alloc(b.s, GFP_KERNEL);
+	b.bulk[0] = slabx_alloc(b.s, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, obj);
+	KUNIT_ASSERT_NOT_NULL(test, b.bulk[0]);
+	b.bulk[1] = obj;
+	slabx_free_rcu(b.s, obj);
+	freed = slabx_cache_stat(b.s, SLABX_FREE);
+	expect_report(test, &b, IS_ENABLED(CONFIG_KASAN_GENERIC) ?
+		      RCU_WAITING : "warning: double free of");
+	KUNIT_EXPECT_EQ(test, slabx_cache_stat(b.s, SLABX_FREE), freed + 1);
+	KUNIT_EXPECT_EQ(test, slabx_cache_stat(b.s, SLABX_FREE_INVALID), 1);
+	next = slabx_alloc(b.s, GFP_KERNEL);
+	if (info.sheaf_capacity)
+		KUNIT_EXPECT_PTR_NE(test, next, obj);
+	slabx_free(b.s, next);
+	slabx_rcu_barrier(b.s);
+	KUNIT_EXPECT_EQ(test, alloc_twice_count(test, b.s, 64), 0U);
+	KUNIT_EXPECT_EQ(test, objects_held(b.s), 0);
+}
+
 static struct kunit_case misuse_cases[] = {
 	KUNIT_CASE(naive_double_free_hardened),
 	KUNIT_CASE(free_of_foreign_pointer),
@@ -633,6 +814,9 @@ static struct kunit_case misuse_cases[] = {
 	KUNIT_CASE(double_free_in_debug_cache),
 	KUNIT_CASE(double_free_through_reservation),
 	KUNIT_CASE(destroy_names_leaks_and_refuses_alloc),
+	KUNIT_CASE(double_free_rcu_into_sheaf),
+	KUNIT_CASE(free_after_free_rcu),
+	KUNIT_CASE(free_bulk_after_free_rcu),
 	{}
 };
 
