@@ -605,9 +605,10 @@ static __always_inline bool rcu_free_push_fast(struct slabx_cache *s,
 	if (!pcs)
 		return false;
 	sheaf = pcs->rcu_free;
+	/* Never empty, so objects[size - 1] is the one it took last. */
 	if (slab->nid == numa_mem_id() && sheaf &&
 	    likely(sheaf->size + 1 < sheaf->capacity) &&
-	    !(IS_ENABLED(CONFIG_SLAB_FREELIST_HARDENED) && sheaf->size &&
+	    !(IS_ENABLED(CONFIG_SLAB_FREELIST_HARDENED) &&
 	      sheaf->objects[sheaf->size - 1] == obj)) {
 		sheaf->objects[sheaf->size++] = obj;
 		/* As in rcu_free_push(). */
