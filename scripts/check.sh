@@ -48,6 +48,14 @@ read -r p q <<< "${report:-0 1}"
 passed=$((passed + p))
 failed=$((failed + q))
 
+# How a guest's console log is judged: each kind of splat fails a run.
+splats=$("$SLABX_TOP/tests/splats/check.sh" 2>&1 | tee /dev/stderr |
+	sed -n 's/^splats: \([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p')
+read -r p q <<< "${splats:-0 1}"
+[ "$q" -eq 0 ] || { echo "check: splat tests failed" >&2; fail=1; }
+passed=$((passed + p))
+failed=$((failed + q))
+
 # One guest run: FLAVOUR, then optionally a VARIANT name and its kernel
 # command line (see run-tests.sh); its counts are added to the totals.
 run_guest()

@@ -19,7 +19,7 @@ files=(*.c *.h tests/*.c tests/*.h examples/*/*.c)
 # The bash scripts, and the sh of the guest's busybox and of the kselftests
 # (scripts/guest-init.sh and tests/selftests/ name their sh in a directive
 # for shellcheck).
-scripts=(scripts/*.sh tests/selftests/*.sh tests/bench/*.sh .ci/run)
+scripts=(scripts/*.sh tests/selftests/*.sh tests/bench/*.sh tests/splats/*.sh .ci/run)
 fail=0
 
 report()
