@@ -17,6 +17,17 @@ SPLATS+='|suspicious RCU usage|detected stall|self-detected stall'
 SPLATS+='|blocked for more than|soft lockup|hard LOCKUP|UBSAN|ODEBUG'
 SPLATS+='|list_add corruption|list_del corruption|Call Trace:'
 SPLATS+='|sleeping function called from invalid context'
+# The kernel's other "this should never happen" lines: a task (or the
+# fair server, a deadline entity) left on a CPU going offline, whose
+# WARN() in sched_cpu_dying() prints this text on a line of its own before
+# its WARNING: line; an RT task that used 95% of a CPU for a period; any
+# RCU stall, the expedited ones too ("rcu: INFO: rcu_preempt detected
+# expedited stalls" has no "detected stall" in it); a per-CPU work item
+# that hogged its CPU (with CONFIG_WQ_CPU_INTENSIVE_REPORT, which our
+# test kernels lack); softirq work left pending when a CPU stopped its
+# tick. "BUG: scheduling while atomic" is a BUG: line already.
+SPLATS+='|Dying CPU not properly vacated|sched: RT throttling activated'
+SPLATS+='|rcu: INFO:|workqueue: .* hogged CPU for|NOHZ tick-stop error'
 
 # The console log without the reports tests asked for. In each window of
 # an expected report, the lines with its TEXT go, and of the report

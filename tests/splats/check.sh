@@ -76,6 +76,12 @@ list_add corruption|[   12.345678] list_add corruption. next->prev should be pre
 list_del corruption|[   12.345678] list_del corruption, ffff888000000000->next is LIST_POISON1 (dead000000000100)
 Call Trace|[   12.345678] Call Trace:
 sleeping in atomic|[   12.345678] BUG: sleeping function called from invalid context at mm/slub.c:1
+scheduling while atomic|[   12.345678] BUG: scheduling while atomic: slabx_tort_w0/321/0x00000002
+dying CPU not vacated|[   20.345678] Dying CPU not properly vacated!
+RT throttling|[   20.345678] sched: RT throttling activated
+RCU expedited stall|[   32.345678] rcu: INFO: rcu_preempt detected expedited stalls on CPUs/tasks: { 3-... } 21003 jiffies s: 1421 root: 0x8/.
+workqueue hog|[   20.345678] workqueue: slabx_cpu_work_fn [slabx] hogged CPU for >10000us 4 times, consider switching to WQ_UNBOUND
+NOHZ tick-stop error|[   20.345678] NOHZ tick-stop error: local softirq work is pending, handler #08!!!
 LINES
 
 result=0
