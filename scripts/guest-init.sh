@@ -28,6 +28,8 @@ for arg in $cmdline; do
 	slabx.mode=*) mode=${arg#slabx.mode=} ;;
 	slabx.hostfs=*) hostfs=${arg#slabx.hostfs=} ;;
 	slabx.tests=*) tests=$(echo "${arg#slabx.tests=}" | tr , ' ') ;;
+	# The host left only those kselftests in the list.
+	slabx.selftests=*) ;;
 	slabx.skips=*) skips=${arg#slabx.skips=} ;;
 	slabx.*=*) params="$params ${arg#slabx.}" ;;
 	esac

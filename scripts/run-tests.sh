@@ -19,7 +19,8 @@
 #
 # SLABX_CMDLINE adds to the guest kernel's command line (slabx.PARAM=VALUE
 # becomes a parameter of slabx.ko, slabx.tests=MOD,MOD... loads only those
-# KUnit modules); SLABX_VARIANT names such a run, which then logs into
+# KUnit modules, slabx.selftests=NAME,NAME... runs only those kselftests,
+# named without .sh); SLABX_VARIANT names such a run, which then logs into
 # build/FLAVOUR-VARIANT-MODE/. kmemleak, built into the debug kernels, is
 # off unless the command line turns it on: it serialises every allocation
 # of the kernel, too slow for the stress tests under TCG.
@@ -64,6 +65,7 @@ esac
 mod=$(KDIR=$kdir "$SLABX_TOP/scripts/build-module.sh" "$flavour")
 [[ "$cmdline" == *kmemleak=* ]] || cmdline="kmemleak=off $cmdline"
 tests=$(sed -n 's/.*slabx\.tests=\([^ ]*\).*/\1/p' <<< "$cmdline" | tr , ' ')
+selftests=$(sed -n 's/.*slabx\.selftests=\([^ ]*\).*/\1/p' <<< "$cmdline" | tr , ' ')
 out=$SLABX_OUT/$flavour${SLABX_VARIANT:+-$SLABX_VARIANT}-$mode
 rm -rf "$out"
 mkdir -p "$out"
@@ -102,6 +104,15 @@ make_initramfs()
 		> "$root/selftests/kselftest-list.txt"
 	[ -s "$root/selftests/kselftest-list.txt" ] ||
 		{ echo "run: no kselftests in tests/selftests/Makefile" >&2; return 1; }
+	if [ -n "$selftests" ]; then
+		for t in $selftests; do
+			grep -qx "slabx:$t.sh" "$root/selftests/kselftest-list.txt" ||
+				{ echo "run: no kselftest $t" >&2; return 1; }
+		done
+		# shellcheck disable=SC2086 # one line per kselftest
+		printf 'slabx:%s.sh\n' $selftests > "$out/kselftest-list.txt"
+		mv "$out/kselftest-list.txt" "$root/selftests/kselftest-list.txt"
+	fi
 	cp "$SLABX_TOP"/tests/selftests/* "$root/selftests/slabx/"
 	rm "$root/selftests/slabx/Makefile"
 	chmod +x "$root/init"
@@ -112,7 +123,9 @@ make_initramfs()
 }
 
 # Tests get 8 vCPUs on 2 nodes (8 possible CPUs, hotplug, remote nodes),
-# or SLABX_CPUS (even, at least 2).
+# or SLABX_CPUS: even, half on each node, or 1: one CPU on one node, a
+# uniprocessor machine (with an SMP kernel), where an NMI can only come
+# from the CPU it interrupts.
 # The benchmark gets one vCPU per host core, at most 8: more vCPUs than
 # host cores only share them, which measures the host's scheduler.
 #
@@ -128,23 +141,31 @@ make_initramfs()
 # shellcheck disable=SC2317 # called as "boot_$(flavour_arch ...)"
 boot_x86_64()
 {
-	local cpus=${SLABX_CPUS:-8} half tcg=multi hole=
+	local cpus=${SLABX_CPUS:-8} half machine tcg=multi hole=
 
 	# A hole in the direct map, below the top of memory, for the tests
 	# of pointers into one (16 MiB of node 0, reserved: not mapped).
 	[ "$mode" = bench ] || hole="memmap=16M\$768M"
 
+	# The benchmark keeps two vCPUs on two nodes on a one-core host.
 	[ "$mode" = bench ] && cpus=$(( $(nproc) < 8 ? $(nproc) : 8 ))
-	[ "$cpus" -ge 2 ] || cpus=2
-	half=$((cpus / 2))
+	[ "$mode" != bench ] || [ "$cpus" -ge 2 ] || cpus=2
+	if [ "$cpus" -le 1 ]; then
+		machine=(-smp "1,sockets=1,cores=1,threads=1"
+			 -m 2G -object "memory-backend-ram,id=m0,size=2G"
+			 -numa "node,nodeid=0,cpus=0,memdev=m0")
+	else
+		half=$((cpus / 2))
+		machine=(-smp "$cpus,sockets=2,cores=$half,threads=1"
+			 -m 2G -object "memory-backend-ram,id=m0,size=1G"
+			 -object "memory-backend-ram,id=m1,size=1G"
+			 -numa "node,nodeid=0,cpus=0-$((half - 1)),memdev=m0"
+			 -numa "node,nodeid=1,cpus=$half-$((cpus - 1)),memdev=m1")
+	fi
 	[[ "$flavour" != stock-* || "$mode" = bench ]] || tcg=single
 	timeout --foreground -k 10 "$limit" qemu-system-x86_64 \
 		-accel "tcg,thread=$tcg" \
-		-smp "$cpus,sockets=2,cores=$half,threads=1" \
-		-m 2G -object memory-backend-ram,id=m0,size=1G \
-		-object memory-backend-ram,id=m1,size=1G \
-		-numa "node,nodeid=0,cpus=0-$((half - 1)),memdev=m0" \
-		-numa "node,nodeid=1,cpus=$half-$((cpus - 1)),memdev=m1" \
+		"${machine[@]}" \
 		-kernel "$image" \
 		-initrd "$out/initramfs.cpio" \
 		-append "console=ttyS0 panic=-1 kasan_multi_shot slabx.mode=$mode $hole $cmdline" \
