@@ -507,6 +507,8 @@ struct nmi_target {
 	int sender_cpu;
 	unsigned long end;
 	int sent;
+	struct hrtimer timer;	/* the sender on one CPU */
+	struct rnd_state rnd;
 };
 
 static bool nmi_test_over(struct nmi_target *t)
@@ -550,23 +552,44 @@ static int nmi_sender_thread(void *arg)
 	return 0;
 }
 
+/*
+ * On one CPU, where no other CPU can send them: an hrtimer on the
+ * target's CPU, at random short intervals, raises an NMI at that CPU,
+ * which comes at once, on top of the pop or push the timer interrupted.
+ * Only pops and pushes with IRQs on are hit so; on several CPUs the
+ * sender's NMIs hit their IRQs-off windows too.
+ */
+static enum hrtimer_restart nmi_timer_fn(struct hrtimer *timer)
+{
+	struct nmi_target *t = container_of(timer, struct nmi_target, timer);
+
+	if (nmi_test_over(t))
+		return HRTIMER_NORESTART;
+	atomic_inc(&nmi_pending[t->cpu]);
+	apic->send_IPI_self(NMI_VECTOR);
+	t->sent++;
+	hrtimer_forward_now(timer, ns_to_ktime((5 + prandom_u32_state(&t->rnd) % 40) *
+					       NSEC_PER_USEC));
+	return HRTIMER_RESTART;
+}
+
 static void nmi_nesting(struct kunit *test)
 {
 	struct counts *c = counts_new(test);
-	struct task_struct *victim, *sender;
+	struct task_struct *victim, *sender = NULL;
 	struct nmi_target t = { .cpu = 0, .sender_cpu = 1 };
+	bool one_cpu = num_online_cpus() < 2;
 	struct matrix *m;
 
-	if (num_online_cpus() < 2)
-		kunit_skip(test, "needs a second CPU to send NMIs");
 	m = kunit_kzalloc(test, sizeof(*m), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, m);
 	/* Few objects: the rings wrap and the NMI often finds them empty. */
 	m->pool = pool_new(test, 24, c);
 	init_completion(&m->done);
-	atomic_set(&m->running, 2);
+	atomic_set(&m->running, one_cpu ? 1 : 2);
 	t.m = m;
 	t.end = jiffies + msecs_to_jiffies(NMI_TEST_MAX_MS);
+	prandom_seed_state(&t.rnd, t.cpu);
 	atomic_set(&nmi_handled, 0);
 	WRITE_ONCE(nmi_matrix, m);
 	KUNIT_ASSERT_EQ(test, register_nmi_handler(NMI_LOCAL, objpool_nmi, 0,
@@ -574,13 +597,26 @@ static void nmi_nesting(struct kunit *test)
 
 	victim = kthread_create_on_cpu(nmi_victim_thread, &t, t.cpu,
 				       "objpool_victim/%u");
-	sender = kthread_create_on_cpu(nmi_sender_thread, &t, t.sender_cpu,
-				       "objpool_nmi/%u");
+	if (!one_cpu)
+		sender = kthread_create_on_cpu(nmi_sender_thread, &t,
+					       t.sender_cpu, "objpool_nmi/%u");
 	KUNIT_ASSERT_FALSE(test, IS_ERR(victim));
 	KUNIT_ASSERT_FALSE(test, IS_ERR(sender));
 	wake_up_process(victim);
-	wake_up_process(sender);
+	if (one_cpu) {
+		hrtimer_init_on_stack(&t.timer, CLOCK_MONOTONIC,
+				      HRTIMER_MODE_REL_HARD);
+		t.timer.function = nmi_timer_fn;
+		hrtimer_start(&t.timer, ns_to_ktime(20 * NSEC_PER_USEC),
+			      HRTIMER_MODE_REL_HARD);
+	} else {
+		wake_up_process(sender);
+	}
 	wait_for_completion(&m->done);
+	if (one_cpu) {
+		hrtimer_cancel(&t.timer);
+		destroy_hrtimer_on_stack(&t.timer);
+	}
 	unregister_nmi_handler(NMI_LOCAL, "slabx_objpool_test");
 	WRITE_ONCE(nmi_matrix, NULL);
 
