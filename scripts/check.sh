@@ -93,6 +93,12 @@ done
 	SLABX_EXPECT_LOG='Offload RCU callbacks from CPUs: 0-7\.' \
 	run_guest debug nocb "rcu_nocbs=all slabx.tests=slabx_rcu_test"
 
+# One vCPU, one node: the suites with real NMIs and the torture test (its
+# NMI path), where an NMI can only come from the CPU it interrupts (the
+# any-context calls in NMI on a uniprocessor). About 20 s of guest time.
+[[ " $flavours " != *" debug "* ]] ||
+	SLABX_CPUS=1 run_guest debug up "slabx.tests=slabx_nolock_test,slabx_kmalloc_test,slabx_objpool_test slabx.selftests=slabx_torture"
+
 # Once more under UML with slabx's debug=1 (every cache a SLABX_DEBUG one,
 # without sheaves: the slab layer alone, each misuse reported) and the
 # kernel's init_on_alloc/init_on_free switches on.
