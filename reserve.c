@@ -96,6 +96,7 @@ void slabx_reserve_init(struct slabx_cache *s, unsigned int sheaf_capacity)
 							  objects, cap));
 
 	mutex_init(&r->mutex);
+	atomic_set(&r->handles, 0);
 	raw_spin_lock_init(&r->lock);
 	INIT_LIST_HEAD(&r->stack);
 	INIT_LIST_HEAD(&r->empty);
@@ -426,6 +427,7 @@ struct slabx_reservation *slabx_reserve(struct slabx_cache *s,
 		reserve_drop(s, nr, nr - owed);
 	} else {
 		r->reservations++;
+		atomic_inc(&r->handles);
 		WRITE_ONCE(r->meta_bytes, r->meta_bytes + ksize(res));
 	}
 	mutex_unlock(&r->mutex);
@@ -454,7 +456,6 @@ EXPORT_SYMBOL_GPL(slabx_reserve);
 void slabx_unreserve(struct slabx_reservation *res)
 {
 	struct slabx_cache *s;
-	bool reap;
 
 	if (!res)
 		return;
@@ -464,10 +465,14 @@ void slabx_unreserve(struct slabx_reservation *res)
 	reserve_drop(s, res->nr, res->held);
 	s->reserve.reservations--;
 	WRITE_ONCE(s->reserve.meta_bytes, s->reserve.meta_bytes - ksize(res));
-	reap = READ_ONCE(s->dead) && !s->reserve.reservations;
 	mutex_unlock(&s->reserve.mutex);
 	kfree(res);
-	if (reap)
+	/*
+	 * Counted down only once out of mutex_unlock(), which may still
+	 * touch the mutex after another task took it: the last one out
+	 * frees a dead cache, with no one left inside its mutex.
+	 */
+	if (atomic_dec_and_test(&s->reserve.handles) && READ_ONCE(s->dead))
 		slabx_cache_reap(s);
 }
 EXPORT_SYMBOL_GPL(slabx_unreserve);

@@ -144,6 +144,8 @@ struct slabx_barn {
  * @sheaves: sheaves of the reserve: room for the target at least.
  * @capacity: room in each of them.
  * @reservations: live reservations.
+ * @handles: live reservations too, counted down by slabx_unreserve() after
+ *	it released @mutex: the last one frees a destroyed cache.
  * @meta_bytes: bytes of the sheaves and of the reservations' handles.
  */
 struct slabx_reserve {
@@ -155,6 +157,7 @@ struct slabx_reserve {
 	unsigned long sheaves;
 	unsigned int capacity;
 	unsigned int reservations;
+	atomic_t handles;
 	size_t meta_bytes;
 };
 
