@@ -96,7 +96,7 @@ void slabx_reserve_init(struct slabx_cache *s, unsigned int sheaf_capacity)
 							  objects, cap));
 
 	mutex_init(&r->mutex);
-	atomic_set(&r->handles, 0);
+	atomic_set(&r->handles, 1);	/* the cache's own, until destroyed */
 	raw_spin_lock_init(&r->lock);
 	INIT_LIST_HEAD(&r->stack);
 	INIT_LIST_HEAD(&r->empty);
@@ -446,10 +446,11 @@ EXPORT_SYMBOL_GPL(slabx_reserve);
  * The reserve shrinks by the reservation's objects, which go back to
  * their slabs. Objects allocated through @res stay valid; free them with
  * slabx_free() afterwards. @res must not be used again, nor concurrently.
- * May be called after the cache's slabx_cache_destroy(), which keeps a
- * cache with live reservations as it keeps one with leaked objects: the
- * last reservation's slabx_unreserve() then frees the cache, unless
- * objects of it are still allocated (@s must not be used after it).
+ * May be called during and after the cache's slabx_cache_destroy(),
+ * which keeps a cache with live reservations as it keeps one with leaked
+ * objects: the last reservation's slabx_unreserve() after the destroy
+ * then frees the cache, unless objects of it are still allocated (the
+ * cache must not be used after it).
  *
  * Context: process context, may sleep.
  */
@@ -469,10 +470,11 @@ void slabx_unreserve(struct slabx_reservation *res)
 	kfree(res);
 	/*
 	 * Counted down only once out of mutex_unlock(), which may still
-	 * touch the mutex after another task took it: the last one out
-	 * frees a dead cache, with no one left inside its mutex.
+	 * touch the mutex after another task took it. The cache holds a
+	 * handle of its own until its destroy is done: the last one out
+	 * frees a destroyed cache, with no one left inside it.
 	 */
-	if (atomic_dec_and_test(&s->reserve.handles) && READ_ONCE(s->dead))
+	if (atomic_dec_and_test(&s->reserve.handles))
 		slabx_cache_reap(s);
 }
 EXPORT_SYMBOL_GPL(slabx_unreserve);

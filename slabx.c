@@ -903,29 +903,31 @@ static int cache_destroy(struct slabx_cache *s, bool kmalloc_class)
 	if (reservations)
 		pr_err("cache %s destroyed with %u reservations still held; the cache is kept for them\n",
 		       s->name, reservations);
-	if (leaked || reservations) {
-		mutex_lock(&slabx_caches_mutex);
-		list_add(&s->list, &slabx_zombies);
-		mutex_unlock(&slabx_caches_mutex);
-		if (leaked) {
-			pr_err("cache %s destroyed with %lu objects still allocated; their slabs are kept\n",
-			       s->name, leaked);
-			slabx_slabs_report_leaks(s, SLABX_LEAKS_NAMED);
-		}
-		return -EBUSY;
+	if (leaked) {
+		pr_err("cache %s destroyed with %lu objects still allocated; their slabs are kept\n",
+		       s->name, leaked);
+		slabx_slabs_report_leaks(s, SLABX_LEAKS_NAMED);
 	}
-	/* A free that returned the last object may still be counting it. */
-	synchronize_rcu();
-	cache_free(s);
-	return 0;
+	/*
+	 * A zombie until the cache's own handle and every reservation's are
+	 * gone: a slabx_unreserve() may run during the destroy, and the last
+	 * handle out frees the cache (slabx_cache_reap()), unless objects
+	 * of it are still allocated.
+	 */
+	mutex_lock(&slabx_caches_mutex);
+	list_add(&s->list, &slabx_zombies);
+	mutex_unlock(&slabx_caches_mutex);
+	if (atomic_dec_and_test(&s->reserve.handles))
+		slabx_cache_reap(s);
+	return leaked || reservations ? -EBUSY : 0;
 }
 
 /**
- * slabx_cache_reap() - free a destroyed cache kept for its reservations
- * @s: a dead cache, a zombie, whose last reservation just went.
+ * slabx_cache_reap() - free a destroyed cache, the last handle on it gone
+ * @s: a dead cache, a zombie, whose destroy and reservations are all done.
  *
  * The cache is freed unless objects of it are still allocated; then it
- * stays a zombie, as a cache destroyed with leaked objects does.
+ * stays a zombie until slabx is unloaded.
  *
  * Context: process context, may sleep; not with @s's reserve mutex held.
  */

@@ -144,8 +144,9 @@ struct slabx_barn {
  * @sheaves: sheaves of the reserve: room for the target at least.
  * @capacity: room in each of them.
  * @reservations: live reservations.
- * @handles: live reservations too, counted down by slabx_unreserve() after
- *	it released @mutex: the last one frees a destroyed cache.
+ * @handles: live reservations, plus one for the cache until its destroy
+ *	is done; slabx_unreserve() counts its own down after it released
+ *	@mutex: the last one out frees a destroyed cache.
  * @meta_bytes: bytes of the sheaves and of the reservations' handles.
  */
 struct slabx_reserve {
