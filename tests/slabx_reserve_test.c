@@ -23,9 +23,6 @@
 
 MODULE_IMPORT_NS(SLABX_TEST);
 
-/* Most objects one case drains from a cache. */
-#define DRAIN_MAX	4096
-
 static void unreserve_action(void *res)
 {
 	slabx_unreserve(res);
@@ -49,59 +46,6 @@ static void unreserve(struct kunit *test, struct slabx_reservation *res)
 {
 	kunit_remove_action(test, unreserve_action, res);
 	slabx_unreserve(res);
-}
-
-static struct slabx_info info_of(struct slabx_cache *s)
-{
-	struct slabx_info info;
-
-	slabx_cache_info(s, &info);
-	return info;
-}
-
-/* A cache without sheaves: every free object is in a slab, on no CPU. */
-static struct slabx_cache *flat_cache(struct kunit *test, const char *name)
-{
-	struct slabx_cache_args args = { .flags = SLABX_NO_SHEAVES };
-	struct slabx_cache *s = cache_create(test, name, 64, &args);
-
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, s);
-	return s;
-}
-
-struct drained {
-	struct slabx_cache *s;
-	unsigned int nr;
-	void *objs[DRAIN_MAX];
-};
-
-static void drained_free(void *data)
-{
-	struct drained *d = data;
-
-	while (d->nr)
-		slabx_free(d->s, d->objs[--d->nr]);
-}
-
-/*
- * Make the page allocator fail for slabx and take every free object @s
- * has, so that only reserves are left. Both are undone when the case
- * ends (the objects freed first).
- */
-static void starve(struct kunit *test, struct slabx_cache *s)
-{
-	struct drained *d = kunit_kzalloc(test, sizeof(*d), GFP_KERNEL);
-	void *obj;
-
-	KUNIT_ASSERT_NOT_NULL(test, d);
-	d->s = s;
-	fault_inject(test, slabx_fault_inject_pages, -1);
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, drained_free, d),
-			0);
-	while ((obj = slabx_alloc(s, GFP_KERNEL | __GFP_NOWARN))) {
-		KUNIT_ASSERT_LT(test, d->nr, DRAIN_MAX);
-		d->objs[d->nr++] = obj;
-	}
 }
 
 /* The reserve holds what was reserved; unreserve gives it all back. */

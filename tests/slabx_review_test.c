@@ -30,55 +30,6 @@ static unsigned long invalid_of(struct slabx_cache *s)
 	return slabx_cache_stat(s, SLABX_FREE_INVALID);
 }
 
-#define DRAIN_MAX	4096
-
-static struct slabx_info info_of(struct slabx_cache *s)
-{
-	struct slabx_info info;
-
-	slabx_cache_info(s, &info);
-	return info;
-}
-
-static struct slabx_cache *flat_cache(struct kunit *test, const char *name)
-{
-	struct slabx_cache_args args = { .flags = SLABX_NO_SHEAVES };
-	struct slabx_cache *s = cache_create(test, name, 64, &args);
-
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, s);
-	return s;
-}
-
-struct drained {
-	struct slabx_cache *s;
-	unsigned int nr;
-	void *objs[DRAIN_MAX];
-};
-
-static void drained_free(void *data)
-{
-	struct drained *d = data;
-
-	while (d->nr)
-		slabx_free(d->s, d->objs[--d->nr]);
-}
-
-static void starve(struct kunit *test, struct slabx_cache *s)
-{
-	struct drained *d = kunit_kzalloc(test, sizeof(*d), GFP_KERNEL);
-	void *obj;
-
-	KUNIT_ASSERT_NOT_NULL(test, d);
-	d->s = s;
-	fault_inject(test, slabx_fault_inject_pages, -1);
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, drained_free, d),
-			0);
-	while ((obj = slabx_alloc(s, GFP_KERNEL | __GFP_NOWARN))) {
-		KUNIT_ASSERT_LT(test, d->nr, DRAIN_MAX);
-		d->objs[d->nr++] = obj;
-	}
-}
-
 /* ---- frees through a reservation from hard IRQ context ------------------ */
 
 struct irq_free {
