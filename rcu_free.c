@@ -481,6 +481,7 @@ void slabx_rcu_free_monitor_exit(void)
 static bool rcu_free_get_empty(struct slabx_cache *s,
 			       struct slabx_cpu_sheaves *pcs)
 {
+	pcs_assert_held(pcs);
 	if (slabx_fault_hit(&rcu_sheaf_fail))
 		return false;
 	if (pcs->spare && !pcs->spare->size) {
@@ -520,6 +521,7 @@ static bool rcu_free_double(struct slabx_cache *s,
 {
 	struct slabx_sheaf *sheaf = pcs->rcu_free;
 
+	pcs_assert_held(pcs);
 	if (!IS_ENABLED(CONFIG_SLAB_FREELIST_HARDENED) || !sheaf ||
 	    !sheaf->size || likely(sheaf->objects[sheaf->size - 1] != obj))
 		return false;

@@ -227,6 +227,7 @@ bool slabx_sheaves_main_refill(struct slabx_cache *s, struct slabx_cpu_sheaves *
 	struct slabx_barn *barn = slabx_local_barn(s);
 	struct slabx_sheaf *full;
 
+	pcs_assert_held(pcs);
 	/* Where an allocation from a dying cache is cheaply caught. */
 	if (slabx_cache_dead(s, "allocation"))
 		return false;
@@ -275,6 +276,7 @@ bool slabx_sheaves_main_make_room(struct slabx_cache *s,
 	struct slabx_barn *barn = slabx_local_barn(s);
 	struct slabx_sheaf *empty;
 
+	pcs_assert_held(pcs);
 	if (pcs->spare && !pcs->spare->size) {
 		swap(pcs->main, pcs->spare);
 		return true;
@@ -312,6 +314,7 @@ static struct slabx_sheaf *main_install_empty(struct slabx_cache *s,
 					      struct slabx_sheaf *empty,
 					      struct list_head *discard)
 {
+	pcs_assert_held(pcs);
 	if (!empty) {
 		sheaf_flush_locked(s, pcs->main, discard);
 		return NULL;
@@ -471,6 +474,9 @@ size_t slabx_sheaves_free_bulk(struct slabx_cache *s, void **p, size_t nr)
 
 /* ---- lifecycle, flushing ------------------------------------------------------ */
 
+/* The lockdep class of every cache's per-CPU sheaves (pcs_lock()). */
+static struct lock_class_key slabx_pcs_key;
+
 /**
  * slabx_sheaves_init() - give every possible CPU its main sheaf
  * @s: a new cache; nothing to do when its sheaf capacity is 0.
@@ -491,6 +497,8 @@ int slabx_sheaves_init(struct slabx_cache *s)
 	for_each_possible_cpu(cpu) {
 		struct slabx_cpu_sheaves *pcs = per_cpu_ptr(s->cpu_sheaves, cpu);
 
+		lockdep_init_map_wait(&pcs->dep_map, "slabx_cpu_sheaves",
+				      &slabx_pcs_key, 0, LD_WAIT_SPIN);
 		if (!slabx_meta_fail())
 			pcs->main = slabx_sheaf_new(s, s->sheaf_capacity, GFP_KERNEL);
 		if (!pcs->main)
@@ -661,6 +669,30 @@ void slabx_sheaves_destroy(struct slabx_cache *s)
 	sheaves_retire(s);
 	slabx_sheaves_flush_barns(s);
 }
+
+/**
+ * slabx_test_lock_in_sheaves() - take a lock with this CPU's sheaves held
+ * @s: a cache with sheaves.
+ * @lock: a spinlock_t, which the rule at the top of this file forbids
+ *	there: lockdep reports an invalid wait context (with
+ *	%CONFIG_PROVE_RAW_LOCK_NESTING), and on PREEMPT_RT it may sleep.
+ *
+ * For the test that shows the sheaves are a lock to lockdep.
+ *
+ * Return: false when the sheaves were busy (nothing taken).
+ */
+bool slabx_test_lock_in_sheaves(struct slabx_cache *s, spinlock_t *lock)
+{
+	struct slabx_cpu_sheaves *pcs = pcs_lock(s);
+
+	if (!pcs)
+		return false;
+	spin_lock(lock);
+	spin_unlock(lock);
+	pcs_unlock(pcs);
+	return true;
+}
+EXPORT_SYMBOL_NS_GPL(slabx_test_lock_in_sheaves, SLABX_TEST);
 
 /* ---- prefilled sheaves ---------------------------------------------------------- */
 

@@ -11,6 +11,7 @@
 #include <linux/kasan.h>
 #include <linux/kmemleak.h>
 #include <linux/llist.h>
+#include <linux/lockdep.h>
 #include <linux/list.h>
 #include <linux/mm.h>
 #include <linux/mm_types.h>
@@ -177,6 +178,11 @@ struct slabx_reserve {
  *	last full rcu_free sheaf of this CPU waits for: until it ends, this
  *	CPU's frees outrun grace periods, and slabx_free_rcu() allocates
  *	large sheaves (rcu_free.c).
+ * @dep_map: pcs_lock() as lockdep sees it: a trylock of a lock inside
+ *	which only raw spinlocks may be taken (%LD_WAIT_SPIN), so that
+ *	lockdep checks the rule of sheaf.c (nothing that may sleep, no
+ *	non-raw lock, with the sheaves held) with
+ *	%CONFIG_PROVE_RAW_LOCK_NESTING, and pcs_assert_held() can be asserted.
  */
 struct slabx_cpu_sheaves {
 	bool in_use;
@@ -185,6 +191,9 @@ struct slabx_cpu_sheaves {
 	struct slabx_sheaf *rcu_free;
 	unsigned long rcu_free_opened;
 	unsigned long rcu_full_gp;
+#ifdef CONFIG_DEBUG_LOCK_ALLOC
+	struct lockdep_map dep_map;
+#endif
 };
 
 /**
@@ -1030,6 +1039,9 @@ static __always_inline struct slabx_cpu_sheaves *pcs_lock(struct slabx_cache *s)
 		goto busy;
 	WRITE_ONCE(pcs->in_use, true);
 	barrier();
+#ifdef CONFIG_DEBUG_LOCK_ALLOC
+	lock_map_acquire_try(&pcs->dep_map);
+#endif
 	return pcs;
 busy:
 	preempt_enable();
@@ -1038,10 +1050,16 @@ busy:
 
 static __always_inline void pcs_unlock(struct slabx_cpu_sheaves *pcs)
 {
+#ifdef CONFIG_DEBUG_LOCK_ALLOC
+	lock_map_release(&pcs->dep_map);
+#endif
 	barrier();
 	WRITE_ONCE(pcs->in_use, false);
 	preempt_enable();
 }
+
+/* For functions that run with this CPU's sheaves held (pcs_lock()). */
+#define pcs_assert_held(pcs)	lockdep_assert_held(pcs)
 
 /*
  * Shrink @sheaf to @size objects. kmemleak scans a sheaf whole, the slots
@@ -1070,6 +1088,7 @@ static __always_inline bool pcs_double_free(struct slabx_cache *s,
 {
 	struct slabx_sheaf *main = pcs->main;
 
+	pcs_assert_held(pcs);
 	if (!IS_ENABLED(CONFIG_SLAB_FREELIST_HARDENED) || !main->size ||
 	    likely(main->objects[main->size - 1] != obj))
 		return false;
@@ -1084,6 +1103,7 @@ static __always_inline bool pcs_double_free(struct slabx_cache *s,
 static __always_inline bool pcs_push(struct slabx_cache *s,
 				     struct slabx_cpu_sheaves *pcs, void *obj)
 {
+	pcs_assert_held(pcs);
 	if (unlikely(pcs->main->size == pcs->main->capacity) &&
 	    !slabx_sheaves_main_make_room(s, pcs))
 		return false;

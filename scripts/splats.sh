@@ -44,7 +44,10 @@ expected_reports()
 		name = s; sub(/: .*/, "", name)
 		kind = s; sub(/^[^:]*: /, "", kind)
 		text = kind; sub(/: .*/, "", kind); sub(/^[^:]*: /, "", text)
-		allow = kind == "kasan" ? "BUG: KASAN:" : kind == "warning" ? "WARNING:" : ""
+		allow = ""
+		if (kind == "kasan") allow = "BUG: KASAN:"
+		if (kind == "warning") allow = "WARNING:"
+		if (kind == "lockdep") allow = "BUG: "
 		seen = 0; headers = 0; traces = 0; next
 	}
 	/slabx-expect: END / {

@@ -18,6 +18,8 @@
 #include <kunit/test.h>
 #include <linux/completion.h>
 #include <linux/kthread.h>
+#include <linux/debug_locks.h>
+#include <linux/spinlock.h>
 #include <linux/log2.h>
 #include <linux/mm.h>
 #include <linux/rcupdate.h>
@@ -846,7 +848,51 @@ static struct kunit_suite kasan_suite = {
 	.test_cases = kasan_cases,
 };
 
-kunit_test_suites(&misuse_suite, &kasan_suite);
+/* ---- lockdep sees the per-CPU sheaves held --------------------------------- */
+
+static DEFINE_SPINLOCK(nest_lock);
+
+static void lock_in_sheaves(struct bad_access *b)
+{
+	b->offset = slabx_test_lock_in_sheaves(b->s, &nest_lock);
+}
+
+/*
+ * A spinlock_t taken with a CPU's sheaves held, which sheaf.c forbids (on
+ * PREEMPT_RT it is a sleeping lock, and the sheaves are held with
+ * preemption off), is reported by lockdep as an invalid wait context:
+ * pcs_lock() is a lock to lockdep (struct slabx_cpu_sheaves, @dep_map),
+ * so CONFIG_PROVE_RAW_LOCK_NESTING checks the rule on kernels where the
+ * nesting would otherwise go unnoticed. Lockdep reports once per boot,
+ * and a KASAN report turns it off: this suite runs first in the module,
+ * which runs last.
+ */
+static void spinlock_in_sheaves_is_reported(struct kunit *test)
+{
+	struct bad_access b = { .fn = lock_in_sheaves };
+
+	if (!IS_ENABLED(CONFIG_PROVE_RAW_LOCK_NESTING) ||
+	    IS_ENABLED(CONFIG_PREEMPT_RT))
+		kunit_skip(test, "needs lockdep's raw lock nesting check, without PREEMPT_RT");
+	if (!debug_locks)
+		kunit_skip(test, "lockdep was turned off earlier in this boot");
+	require_sheaves(test);
+	b.s = cache(test, "kunit-lockdep-nest", 64, 0);
+	expect_report(test, &b, "lockdep: Invalid wait context");
+	KUNIT_EXPECT_EQ(test, b.offset, 1);
+}
+
+static struct kunit_case lockdep_cases[] = {
+	KUNIT_CASE(spinlock_in_sheaves_is_reported),
+	{}
+};
+
+static struct kunit_suite lockdep_suite = {
+	.name = "slabx_lockdep",
+	.test_cases = lockdep_cases,
+};
+
+kunit_test_suites(&lockdep_suite, &misuse_suite, &kasan_suite);
 
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("slabx: KASAN reports and misuse warnings, expected");

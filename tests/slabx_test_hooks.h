@@ -8,10 +8,13 @@
  * sheaf and in slabx's own metadata allocations; the any-context paths'
  * locks held by the caller; a synthetic shrink; the cache of a
  * slabx_kmalloc() size class; stopping the rcu_free age monitor; the
- * number of destroyed caches slabx keeps.
+ * number of destroyed caches slabx keeps; a spinlock taken with the
+ * per-CPU sheaves held, for lockdep to report.
  */
 #ifndef _SLABX_TEST_HOOKS_H
 #define _SLABX_TEST_HOOKS_H
+
+#include <linux/spinlock_types.h>
 
 #include "../slabx.h"
 
@@ -27,5 +30,6 @@ void slabx_nolock_test_unblock_cache(struct slabx_cache *s);
 unsigned long slabx_shrink_all(void);
 struct slabx_cache *slabx_kmalloc_cache(size_t size);
 unsigned int slabx_zombie_count(void);
+bool slabx_test_lock_in_sheaves(struct slabx_cache *s, spinlock_t *lock);
 
 #endif /* _SLABX_TEST_HOOKS_H */

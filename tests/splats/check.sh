@@ -112,5 +112,20 @@ judge 1 "a window that never ends fails" \
 "[    5.000000] slabx-expect: BEGIN uaf: kasan: slab-use-after-free
 [    5.000002] BUG: KASAN: slab-use-after-free in reports_uaf+0x10/0x20"
 
+# lockdep's reports are "BUG:" lines, then its lock lists and one trace.
+judge 0 "an expected lockdep report passes" \
+"[    5.000000] slabx-expect: BEGIN nest: lockdep: Invalid wait context
+[    5.000001] =============================
+[    5.000002] [ BUG: Invalid wait context ]
+[    5.000003] 6.12.118 #1 Not tainted
+[    5.000004] Call Trace:
+[    5.000005]  <TASK>
+[    5.000006] slabx-expect: END nest"
+judge 1 "a lockdep report of another kind fails" \
+"[    5.000000] slabx-expect: BEGIN nest: lockdep: Invalid wait context
+[    5.000002] [ BUG: Invalid wait context ]
+[    5.000003] WARNING: possible recursive locking detected
+[    5.000006] slabx-expect: END nest"
+
 echo "splats: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
