@@ -39,6 +39,12 @@
  * the same frees with a plain slabx_free(), for what the grace period adds
  * to a free (rcu/plain).
  *
+ * Then the destroy of a cache right after 256 of its objects were freed
+ * by RCU (slabx_cache_destroy() against kmem_cache_destroy(), best of 5
+ * rounds each), alone and with 1024 objects of another cache of the same
+ * allocator in flight too (destroy+backlog): slabx waits for its own
+ * cache's frees, the kernel for every kfree_rcu() of the system.
+ *
  * Last, the any-context paths: an order-0 page allocated and freed with
  * alloc_pages(GFP_ATOMIC) + __free_pages() against slabx_try_alloc_pages()
  * + slabx_free_pages_nolock() (printed as size 0, pattern "page"), and the
@@ -592,6 +598,140 @@ static int bench_rcu(void *caches[2], unsigned int size)
 }
 #endif
 
+/* ---- destroy with frees in flight ------------------------------------------ */
+
+#ifdef SLABX_HAVE_KVFREE_RCU_BARRIER
+/* Objects of the destroyed cache still waiting for their grace period. */
+#define DESTROY_PENDING		256
+
+/* Rounds per destroy figure: each destroy waits for grace periods. */
+#define DESTROY_ROUNDS		5
+
+/* One allocator's destroy: its cache type, calls and barrier. */
+struct destroy_ops {
+	void *(*create)(unsigned int size);
+	void *(*alloc)(void *cache);
+	void (*free_rcu)(void *cache, void *obj);
+	void (*destroy)(void *cache);
+	void (*wait_all)(void *cache);
+};
+
+static void *destroy_create_kmem(unsigned int size)
+{
+	return kmem_cache_create("slabx_bench_destroy", size, 0, 0, NULL);
+}
+
+static void *destroy_create_slabx(unsigned int size)
+{
+	struct slabx_cache *s = slabx_cache_create("bench-destroy", size, NULL);
+
+	return IS_ERR(s) ? NULL : s;
+}
+
+static void kmem_free_rcu_one(void *cache, void *obj)
+{
+	kfree_rcu((struct bench_rcu_obj *)obj, rcu);
+}
+
+static void slabx_free_rcu_one(void *cache, void *obj)
+{
+	slabx_free_rcu(cache, obj);
+}
+
+static void destroy_kmem(void *cache)
+{
+	kmem_cache_destroy(cache);
+}
+
+static void destroy_slabx(void *cache)
+{
+	slabx_cache_destroy(cache);
+}
+
+static const struct destroy_ops bench_destroy_ops[2] = {
+	{ destroy_create_kmem, kmem_alloc_any, kmem_free_rcu_one,
+	  destroy_kmem, kmem_barrier },
+	{ destroy_create_slabx, slabx_alloc_any, slabx_free_rcu_one,
+	  destroy_slabx, slabx_barrier },
+};
+
+/* Allocate @n objects of @cache and free them by RCU; 0 or -ENOMEM. */
+static int destroy_free_rcu_n(const struct destroy_ops *o, void *cache,
+			      unsigned int n)
+{
+	unsigned int i, got;
+
+	for (got = 0; got < n; got++) {
+		bench_objs[got] = o->alloc(cache);
+		if (!bench_objs[got])
+			break;
+	}
+	for (i = 0; i < got; i++)
+		o->free_rcu(cache, bench_objs[i]);
+	return got == n ? 0 : -ENOMEM;
+}
+
+/*
+ * One round: a new cache with DESTROY_PENDING objects freed by RCU just
+ * before its destroy, which is timed; with @backlog, @other (a cache of
+ * the same allocator) has BENCH_MAX_BATCH objects of its own in flight.
+ */
+static int destroy_round(const struct destroy_ops *o, void *other,
+			 unsigned int size, bool backlog, u64 *best)
+{
+	void *cache = o->create(size);
+	int ret;
+	u64 start;
+
+	if (!cache)
+		return -ENOMEM;
+	ret = backlog ? destroy_free_rcu_n(o, other, BENCH_MAX_BATCH) : 0;
+	if (!ret)
+		ret = destroy_free_rcu_n(o, cache, DESTROY_PENDING);
+	start = ktime_get_ns();
+	o->destroy(cache);
+	*best = min(*best, ktime_get_ns() - start);
+	o->wait_all(other);
+	return ret;
+}
+
+/*
+ * How long a destroy waits for its cache's objects freed by RCU:
+ * kmem_cache_destroy() waits for every kfree_rcu() of the system
+ * (kvfree_rcu_barrier()), slabx_cache_destroy() for its own cache's only.
+ */
+static int bench_destroy(void *caches[2], unsigned int size)
+{
+	unsigned int round, backlog;
+	int ret;
+
+	for (backlog = 0; backlog < 2; backlog++) {
+		u64 best[2] = { U64_MAX, U64_MAX }, ratio;
+
+		for (round = 0; round < DESTROY_ROUNDS * 2; round++) {
+			ret = destroy_round(&bench_destroy_ops[round & 1],
+					    caches[round & 1], size, backlog,
+					    &best[round & 1]);
+			if (ret)
+				return ret;
+		}
+		ratio = div64_u64(best[1] * 1000, max_t(u64, best[0], 1));
+		pr_info("size %4u %-15s kmem_cache %llu us  slabx %llu us  ratio %llu.%03llu\n",
+			size, backlog ? "destroy+backlog" : "destroy",
+			div_u64(best[0], 1000), div_u64(best[1], 1000),
+			ratio / 1000, ratio % 1000);
+	}
+	return 0;
+}
+#else
+static int bench_destroy(void *caches[2], unsigned int size)
+{
+	pr_info("size %4u destroy skipped: no kvfree_rcu_barrier() in this kernel (6.12+)\n",
+		size);
+	return 0;
+}
+#endif
+
 /* ---- every CPU at once ---------------------------------------------------- */
 
 /* One thread of an all-CPUs round, bound to its CPU. */
@@ -977,6 +1117,8 @@ static int bench_size(unsigned int size)
 		ret = bench_all_cpus(caches, size);
 	if (!ret)
 		ret = bench_rcu(caches, size);
+	if (!ret)
+		ret = bench_destroy(caches, size);
 	slabx_cache_destroy(caches[1]);
 	kmem_cache_destroy(caches[0]);
 	return ret;

@@ -7,12 +7,15 @@
  * CPU dies.
  */
 #include <kunit/test.h>
+#include <linux/completion.h>
 #include <linux/cpu.h>
 #include <linux/delay.h>
 #include <linux/hrtimer.h>
 #include <linux/irqflags.h>
 #include <linux/jiffies.h>
 #include <linux/kthread.h>
+#include <linux/ktime.h>
+#include <linux/mutex.h>
 #include <linux/prandom.h>
 #include <linux/rcupdate.h>
 #include <linux/slab.h>
@@ -956,6 +959,426 @@ static void barrier_returns_under_fallback_load(struct kunit *test)
 	barrier_returns_under_load(test, true);
 }
 
+/* ---- destroy while CPUs come and go, and what destroy waits for -------------- */
+
+/*
+ * Takes the CPUs but 0 offline and online in turn while @active, until
+ * told to stop; each cycle holds @lock, which a case takes to keep CPUs as
+ * they are. Only while @active: every offlining is a chance for a race of
+ * the 6.12 scheduler that fails a run (see scripts/splats.sh).
+ */
+struct hotplug_churn {
+	bool stop;
+	bool active;
+	unsigned int cycles;
+	int err;
+	struct mutex lock;	/* held for each offline/online cycle */
+	struct completion done;
+};
+
+/* add_cpu(), tried again for a while: the CPU must come back. */
+static int add_cpu_retry(unsigned int cpu)
+{
+	int tries, ret;
+
+	for (tries = 0; (ret = add_cpu(cpu)) && tries < 50; tries++)
+		msleep(100);
+	return ret;
+}
+
+/* Take @cpu offline and online again. Return: 0, 1 if refused, or error. */
+static int hotplug_cycle(struct hotplug_churn *h, unsigned int cpu)
+{
+	int ret;
+
+	mutex_lock(&h->lock);
+	ret = remove_cpu(cpu) ? 1 : add_cpu_retry(cpu);
+	mutex_unlock(&h->lock);
+	return ret;
+}
+
+static int hotplug_churn_fn(void *arg)
+{
+	struct hotplug_churn *h = arg;
+	unsigned int cpu = 0;
+	int ret;
+
+	while (!READ_ONCE(h->stop)) {
+		if (!READ_ONCE(h->active)) {
+			msleep(20);
+			continue;
+		}
+		cpu = cpumask_next(cpu, cpu_present_mask);
+		if (cpu >= nr_cpu_ids) {
+			cpu = 0;
+			continue;
+		}
+		ret = hotplug_cycle(h, cpu);
+		if (ret < 0) {
+			h->err = ret;
+			break;
+		}
+		if (ret)
+			msleep(20);
+		else
+			WRITE_ONCE(h->cycles, h->cycles + 1);
+	}
+	complete_all(&h->done);
+	return 0;
+}
+
+/* Whether a cycle ended since @h->cycles was @start, or the churn failed. */
+static bool churned(struct hotplug_churn *h, unsigned int start)
+{
+	return READ_ONCE(h->cycles) != start || READ_ONCE(h->err);
+}
+
+static void hotplug_churn_stop(void *arg)
+{
+	struct hotplug_churn *h = arg;
+
+	WRITE_ONCE(h->stop, true);
+}
+
+/* Threads that allocate and free by RCU, @per objects each. */
+struct rcu_freers {
+	struct slabx_cache *s;
+	unsigned int per;
+	atomic_t running;
+	atomic_t failed;
+	struct completion done;
+};
+
+/* One of them, on @cpu while that CPU stays online. */
+struct rcu_freer {
+	struct rcu_freers *f;
+	int cpu;
+};
+
+static int rcu_freer_fn(void *arg)
+{
+	struct rcu_freer *me = arg;
+	struct rcu_freers *f = me->f;
+	void *held[16] = {};
+	unsigned int i;
+
+	set_cpus_allowed_ptr(current, cpumask_of(me->cpu));
+	for (i = 0; i < f->per; i++) {
+		void *obj = slabx_alloc(f->s, GFP_KERNEL);
+
+		if (!obj) {
+			atomic_inc(&f->failed);
+			break;
+		}
+		memset(obj, PATTERN, 128);
+		/* Some wait a while allocated, so sheaves stay partial. */
+		if (i >= 16)
+			slabx_free_rcu(f->s, held[i % 16]);
+		held[i % 16] = obj;
+		if (!(i % 64))
+			cond_resched();
+	}
+	for (i = 0; i < min(f->per, 16U); i++)
+		slabx_free_rcu(f->s, held[i]);
+	if (atomic_dec_and_test(&f->running))
+		complete_all(&f->done);
+	return 0;
+}
+
+/* Start @nr freers of @s, the last one on @victim; wait for them. */
+static void free_rcu_on_cpus(struct kunit *test, struct slabx_cache *s,
+			     unsigned int nr, int victim)
+{
+	struct rcu_freers *f = kunit_kzalloc(test, sizeof(*f), GFP_KERNEL);
+	struct rcu_freer *me = kunit_kcalloc(test, nr, sizeof(*me),
+					     GFP_KERNEL);
+	unsigned int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, f);
+	KUNIT_ASSERT_NOT_NULL(test, me);
+	f->s = s;
+	f->per = 2000;
+	atomic_set(&f->running, nr);
+	init_completion(&f->done);
+	for (i = 0; i < nr; i++) {
+		struct task_struct *t;
+
+		me[i].f = f;
+		me[i].cpu = i == nr - 1 ? victim :
+			    cpumask_nth(i, cpu_online_mask);
+		t = kthread_create(rcu_freer_fn, &me[i], "rcu_freer/%u", i);
+		KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+		KUNIT_ASSERT_EQ(test, start_kthread(test, t, NULL, NULL), 0);
+	}
+	KUNIT_ASSERT_NE(test, wait_for_completion_timeout(&f->done, 120 * HZ),
+			0UL);
+	KUNIT_EXPECT_EQ(test, atomic_read(&f->failed), 0);
+	KUNIT_EXPECT_EQ(test, slabx_cache_stat(s, SLABX_FREE_RCU),
+			(unsigned long)nr * f->per);
+}
+
+/*
+ * One round: objects of @s freed by RCU on several CPUs wait for their
+ * grace period, then @s is destroyed: with @held, while @victim, one of
+ * those CPUs, is offline (no other hotplug meanwhile: the churn is held
+ * off); else after the churn has taken some CPU offline, while it goes
+ * on. No KUnit assertion while the churn is held off.
+ */
+static void destroy_round(struct kunit *test, struct hotplug_churn *h,
+			  bool held)
+{
+	unsigned int zombies = slabx_zombie_count(), start, i;
+	struct slabx_cache *s = cache(test, "kunit-rcu-hotplug", 128, 0);
+	int victim = hotplug_victim();
+
+	start = READ_ONCE(h->cycles);
+	WRITE_ONCE(h->active, !held);
+	free_rcu_on_cpus(test, s, min(num_online_cpus(), 4U), victim);
+	if (held) {
+		mutex_lock(&h->lock);
+		KUNIT_EXPECT_EQ(test, take_cpu_offline(test, victim), 0);
+		KUNIT_EXPECT_EQ(test, cache_destroy(test, s), 0);
+		KUNIT_EXPECT_EQ(test, bring_cpu_online(test, victim), 0);
+		mutex_unlock(&h->lock);
+	} else {
+		/* Up to 30 s for a cycle to end. */
+		for (i = 0; i < 300 && !churned(h, start); i++)
+			msleep(100);
+		KUNIT_EXPECT_GT_MSG(test, READ_ONCE(h->cycles), start,
+				    "no CPU went offline");
+		KUNIT_EXPECT_EQ(test, cache_destroy(test, s), 0);
+		WRITE_ONCE(h->active, false);
+	}
+	KUNIT_EXPECT_EQ(test, slabx_zombie_count(), zombies);
+}
+
+/*
+ * slabx_cache_destroy() of a cache whose objects still wait for their
+ * grace period, in rcu_free sheaves of several CPUs and sheaves already
+ * queued, while CPUs go offline and online (mainline's SLUB needed
+ * cpus_read_lock() around its flush of every CPU's sheaves), and while
+ * one of those CPUs is offline: destroy finds every object free (it
+ * returns 0: none leaked, no zombie), and with KASAN no callback touches
+ * an object or slab after the destroy freed it. slabx puts no object
+ * into KASAN's quarantine (its checks poison the shadow themselves), so
+ * destroy needs no rcu_barrier() for the quarantine, as SLUB did.
+ */
+static void destroy_with_rcu_pending_under_hotplug(struct kunit *test)
+{
+	struct hotplug_churn *h = kunit_kzalloc(test, sizeof(*h), GFP_KERNEL);
+	struct task_struct *t;
+	unsigned int round;
+
+	KUNIT_ASSERT_NOT_NULL(test, h);
+	if (hotplug_victim() < 0)
+		kunit_skip(test, "needs a second CPU");
+	mutex_init(&h->lock);
+	init_completion(&h->done);
+	t = kthread_create(hotplug_churn_fn, h, "rcu_hotplug");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+	KUNIT_ASSERT_EQ(test, start_kthread(test, t, hotplug_churn_stop, h),
+			0);
+	for (round = 0; round < 4 && !READ_ONCE(h->err); round++)
+		destroy_round(test, h, round & 1);
+	WRITE_ONCE(h->stop, true);
+	wait_for_completion(&h->done);
+	KUNIT_EXPECT_EQ(test, h->err, 0);
+	kunit_info(test, "%u CPU offline/online cycles over %u destroys\n",
+		   h->cycles, round);
+}
+
+/* RCU callbacks of another kernel user, slow ones, queued on one CPU. */
+struct rcu_flood_item {
+	struct rcu_head rcu;
+	struct rcu_flood *flood;
+};
+
+struct rcu_flood {
+	unsigned int nr;
+	atomic_t done;
+	struct work_struct queue;
+	struct rcu_flood_item items[];
+};
+
+/*
+ * What one callback of the flood costs: slow ones, so that queueing them
+ * is quick next to running them, but not so slow that their CPU seldom
+ * passes a quiescent state between two (on PREEMPT_RT they run in a
+ * bh-disabled section, a read-side critical section there).
+ */
+#define FLOOD_CB_US	250
+
+static void rcu_flood_cb(struct rcu_head *head)
+{
+	struct rcu_flood_item *it = container_of(head, struct rcu_flood_item,
+						 rcu);
+
+	udelay(FLOOD_CB_US);
+	atomic_inc(&it->flood->done);
+}
+
+/*
+ * Queue the whole flood on this CPU with interrupts off, so that none of
+ * it runs before all of it is queued.
+ */
+static void rcu_flood_queue(struct work_struct *work)
+{
+	struct rcu_flood *flood = container_of(work, struct rcu_flood, queue);
+	unsigned long flags;
+	unsigned int i;
+
+	local_irq_save(flags);
+	for (i = 0; i < flood->nr; i++) {
+		flood->items[i].flood = flood;
+		call_rcu(&flood->items[i].rcu, rcu_flood_cb);
+	}
+	local_irq_restore(flags);
+}
+
+/* The callbacks must be done before their memory goes. */
+static void rcu_flood_free(void *flood)
+{
+	rcu_barrier();
+	kvfree(flood);
+}
+
+/* A destroy on a CPU of its own, so that a hung one can be waited for. */
+struct timed_destroy {
+	struct work_struct work;
+	struct slabx_cache *s;
+	struct rcu_flood *flood;
+	int ret;
+	u64 ns;
+	int flood_before;
+	int flood_after;
+	struct completion done;
+};
+
+static void timed_destroy_fn(struct work_struct *work)
+{
+	struct timed_destroy *d = container_of(work, struct timed_destroy,
+					       work);
+	u64 start = ktime_get_ns();
+
+	if (d->flood)
+		d->flood_before = atomic_read(&d->flood->done);
+	d->ret = slabx_cache_destroy(d->s);
+	d->ns = ktime_get_ns() - start;
+	if (d->flood)
+		d->flood_after = atomic_read(&d->flood->done);
+	complete_all(&d->done);
+}
+
+/*
+ * Destroy @s, whose 64 objects slabx_free_rcu() gave on @cpu, from a work
+ * item on @cpu. Return: whether it returned within 60 s (else @stuck is
+ * shrunk, which queues its partial sheaves, and the destroy waited for).
+ */
+static bool timed_destroy(struct kunit *test, struct timed_destroy *d,
+			  int cpu, struct slabx_cache *stuck)
+{
+	bool returned;
+
+	kunit_remove_action(test, cache_destroy_action, d->s);
+	INIT_WORK(&d->work, timed_destroy_fn);
+	init_completion(&d->done);
+	queue_work_on(cpu, system_wq, &d->work);
+	returned = wait_for_completion_timeout(&d->done, 60 * HZ);
+	if (!returned)
+		slabx_cache_shrink(stuck);
+	flush_work(&d->work);
+	return returned;
+}
+
+/* A cache with 64 objects given to slabx_free_rcu() on this CPU. */
+static struct slabx_cache *cache_rcu_pending(struct kunit *test,
+					     const char *name)
+{
+	struct slabx_cache *s = cache(test, name, 64, 16);
+	void *o[64];
+
+	alloc_n(test, s, o, 64);
+	free_rcu_n(s, o, 64);
+	return s;
+}
+
+/*
+ * The flood of a case: other RCU callbacks, ten times as long as a destroy
+ * took alone here (at least 1 s), queued on CPU @x; NULL on failure.
+ */
+static struct rcu_flood *rcu_flood_start(struct kunit *test, int x,
+					 u64 alone_ns)
+{
+	unsigned int flood_ms;
+	struct rcu_flood *flood;
+
+	flood_ms = max_t(u64, 10 * div_u64(alone_ns, NSEC_PER_MSEC), 1000);
+	flood_ms = min(flood_ms, 4000U);
+	flood = kvzalloc(struct_size(flood, items,
+				     flood_ms * 1000 / FLOOD_CB_US),
+			 GFP_KERNEL);
+	if (!flood || kunit_add_action_or_reset(test, rcu_flood_free, flood))
+		return NULL;
+	flood->nr = flood_ms * 1000 / FLOOD_CB_US;
+	INIT_WORK(&flood->queue, rcu_flood_queue);
+	queue_work_on(x, system_highpri_wq, &flood->queue);
+	flush_work(&flood->queue);
+	return flood;
+}
+
+/*
+ * slabx_cache_destroy() waits for its own cache's frees only: not for
+ * another cache's partial rcu_free sheaf (kept open: the age monitor is
+ * paused in this suite, so a destroy that waited for it would never
+ * return), and not for the RCU callbacks of other kernel users, as
+ * kmem_cache_destroy()'s rcu_barrier() and kvfree_rcu_barrier() do: a
+ * flood of slow callbacks queued on another CPU is still running when
+ * the destroy returns. Not the flood on PREEMPT_RT: there callbacks run
+ * in the rcuc kthread with bottom halves off, which is a read-side
+ * critical section on RT, so the flood holds up grace periods themselves
+ * (a destroy under it waited 1.4 s, the flood's whole length), and its
+ * SCHED_FIFO kthread would meet RT throttling.
+ */
+static void destroy_waits_for_its_own_frees_only(struct kunit *test)
+{
+	struct timed_destroy *d = kunit_kzalloc(test, sizeof(*d), GFP_KERNEL);
+	struct slabx_cache *other;
+	void *p[3];
+	int x, y;
+
+	KUNIT_ASSERT_NOT_NULL(test, d);
+	require_sheaves(test);
+	x = same_node_pair(&y);
+	if (x < 0)
+		kunit_skip(test, "needs a second CPU");
+	pin(test, y);
+	other = cache(test, "kunit-rcu-other", 64, 16);
+	alloc_n(test, other, p, 3);
+	free_rcu_n(other, p, 3);
+
+	d->s = cache_rcu_pending(test, "kunit-rcu-alone");
+	KUNIT_ASSERT_TRUE_MSG(test, timed_destroy(test, d, y, other),
+			      "the destroy waited for another cache's sheaf");
+	KUNIT_EXPECT_EQ(test, d->ret, 0);
+	kunit_info(test, "destroy alone: %llu us\n", div_u64(d->ns, 1000));
+
+	if (!IS_ENABLED(CONFIG_PREEMPT_RT)) {
+		d->s = cache_rcu_pending(test, "kunit-rcu-flooded");
+		d->flood = rcu_flood_start(test, x, d->ns);
+		KUNIT_ASSERT_NOT_NULL(test, d->flood);
+		KUNIT_EXPECT_TRUE(test, timed_destroy(test, d, y, other));
+		KUNIT_EXPECT_EQ(test, d->ret, 0);
+		KUNIT_EXPECT_LT_MSG(test, d->flood_after, (int)d->flood->nr,
+				    "the destroy waited for other RCU callbacks");
+		kunit_info(test, "destroy under the flood: %llu us; of %u callbacks %d done before, %d after\n",
+			   div_u64(d->ns, 1000), d->flood->nr,
+			   d->flood_before, d->flood_after);
+	}
+	KUNIT_EXPECT_EQ(test, rcu_waiting(other), 3UL);
+	slabx_rcu_barrier(other);
+	KUNIT_EXPECT_EQ(test, cache_destroy(test, other), 0);
+}
+
 static struct kunit_case slabx_rcu_cases[] = {
 	KUNIT_CASE(reader_keeps_objects),
 	KUNIT_CASE(full_sheaf_to_barn_for_other_cpu),
@@ -973,6 +1396,8 @@ static struct kunit_case slabx_rcu_cases[] = {
 	KUNIT_CASE_SLOW(partial_sheaf_queued_by_age),
 	KUNIT_CASE_SLOW(barrier_returns_under_sheaf_load),
 	KUNIT_CASE_SLOW(barrier_returns_under_fallback_load),
+	KUNIT_CASE_SLOW(destroy_with_rcu_pending_under_hotplug),
+	KUNIT_CASE_SLOW(destroy_waits_for_its_own_frees_only),
 	{}
 };
 
