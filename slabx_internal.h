@@ -1193,7 +1193,8 @@ static __always_inline bool sheaves_free(struct slabx_cache *s,
  * slabx_free() save none on entry: they leave anything that would call out
  * (a hook of the memory checkers, a tracepoint that is on, an empty or full
  * main sheaf, another node, a suspected double free) to sheaves_alloc()
- * and sheaves_free(), which take the sheaves again.
+ * and sheaves_free(), which take the sheaves again. scripts/fastpath-check.sh
+ * (part of make lint) checks the rule on slabx.ko built for Debian's 6.12.
  */
 
 /* Whether an allocation runs no hook but the zeroing, and no tracepoint. */

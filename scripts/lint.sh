@@ -4,6 +4,7 @@
 #   - W=1 build and sparse (C=2) against the debug kernel, from scratch
 #   - checkpatch.pl --strict on every C source and header, tools/ included
 #   - kernel-doc on every C source and header
+#   - the fast path's rule on slabx.ko's machine code (fastpath-check.sh)
 #   - shellcheck on every shell script
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
@@ -62,6 +63,9 @@ report "checkpatch --strict" "$log"
 
 "$src/scripts/kernel-doc" -none -Wall "${files[@]}" > "$log" 2>&1 || true
 report "kernel-doc" "$log"
+
+"$SLABX_TOP/scripts/fastpath-check.sh" > "$log" 2>&1 || true
+report "fast path (no register saved, no call)" "$log"
 
 # -x -P SCRIPTDIR: follow what a script sources from its own directory.
 # A sourced bash file (scripts/common.sh) has no #! line to say it is bash.
