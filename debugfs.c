@@ -36,6 +36,8 @@
 #include <linux/uaccess.h>
 
 #include "slabx_internal.h"
+/* The SLABX_TEST hooks defined or used here. */
+#include "tests/slabx_test_hooks.h"
 
 static struct dentry *slabx_debugfs_root;
 

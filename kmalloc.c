@@ -21,6 +21,8 @@
 #include <linux/slab.h>
 
 #include "slabx_internal.h"
+/* The SLABX_TEST hooks defined or used here. */
+#include "tests/slabx_test_hooks.h"
 
 static const unsigned int class_sizes[SLABX_KMALLOC_CLASSES] = {
 	8, 16, 32, 64, 96, 128, 192, 256, 512, 1024, 2048, 4096, 8192,

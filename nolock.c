@@ -28,6 +28,8 @@
 #include <linux/preempt.h>
 
 #include "slabx_internal.h"
+/* The SLABX_TEST hooks defined or used here. */
+#include "tests/slabx_test_hooks.h"
 
 static bool nolock_context_ok(void)
 {

@@ -76,6 +76,8 @@
 #include <linux/workqueue.h>
 
 #include "slabx_internal.h"
+/* The SLABX_TEST hooks defined or used here. */
+#include "tests/slabx_test_hooks.h"
 
 /* Woken whenever a cache's last RCU callback finishes. */
 static DECLARE_WAIT_QUEUE_HEAD(slabx_rcu_wq);

@@ -49,6 +49,8 @@
 #include <linux/workqueue.h>
 
 #include "slabx_internal.h"
+/* The SLABX_TEST hooks defined or used here. */
+#include "tests/slabx_test_hooks.h"
 
 /* ---- sheaves -------------------------------------------------------------- */
 

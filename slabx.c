@@ -46,6 +46,8 @@
 
 #include "slabx_compat.h"
 #include "slabx_internal.h"
+/* The SLABX_TEST hooks defined or used here. */
+#include "tests/slabx_test_hooks.h"
 
 /* Defines the tracepoints; Kbuild gives this file -I$(src) for them. */
 #define CREATE_TRACE_POINTS

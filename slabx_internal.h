@@ -26,8 +26,6 @@
 
 #include "slabx.h"
 #include "slabx_reserve_book.h"
-/* Test hooks, exported in SLABX_TEST only; debugfs uses some too. */
-#include "tests/slabx_test_hooks.h"
 
 /*
  * Fully free slabs a node keeps before returning them to the page

@@ -24,6 +24,8 @@
 #include <linux/workqueue.h>
 
 #include "slabx_internal.h"
+/* The SLABX_TEST hooks defined or used here. */
+#include "tests/slabx_test_hooks.h"
 
 static atomic_long_t slabx_pages_in_use = ATOMIC_LONG_INIT(0);
 /* Page allocations left to fail: 0 none, negative all (fault injection). */
