@@ -404,7 +404,12 @@ struct slabx_reservation *slabx_reserve(struct slabx_cache *s,
 	might_sleep();
 	if (!reserve_args_ok(s, nr) || slabx_cache_dead(s, __func__))
 		return ERR_PTR(-EINVAL);
-	res = slabx_meta_fail() ? NULL : kmalloc(sizeof(*res), gfp);
+	/*
+	 * Without a warning, as the sheaves and slabs below: a reservation
+	 * that cannot be had is -ENOMEM to the caller, who was told so.
+	 */
+	res = slabx_meta_fail() ? NULL :
+	      kmalloc(sizeof(*res), gfp | __GFP_NOWARN);
 	if (!res)
 		return ERR_PTR(-ENOMEM);
 	res->cache = s;
