@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * KUnit suite for bug classes mainline met after merging sheaves (issue 29,
- * items 8 and 9), one case each:
+ * items 7, 8 and 9), one case each:
  *
  * - bulk frees of arrays that mix objects of both nodes, longer than one
  *   batch (mainline leaked remote objects in free_to_pcs_bulk() and lost
@@ -11,10 +11,18 @@
  *   and from slabx_kmalloc(); slabx_free_rcu() from an RCU callback; an
  *   allocation from a probe on slabx's own slabx_alloc tracepoint. With
  *   kmemleak on (scripts/check.sh boots this suite so), every case
- *   allocates and frees sheaves while kmemleak tracks them.
+ *   allocates and frees sheaves while kmemleak tracks them;
+ * - refills where blocking is not allowed: a storm of GFP_NOWAIT and
+ *   GFP_ATOMIC allocations on every CPU while every page a GFP_NOWAIT
+ *   caller could get is pinned (mainline had to add __GFP_NOWARN to its
+ *   refill paths): no warning, no livelock, no object handed out twice.
  */
 #include <kunit/test.h>
+#include <linux/completion.h>
 #include <linux/cpumask.h>
+#include <linux/gfp.h>
+#include <linux/kthread.h>
+#include <linux/list.h>
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/nodemask.h>
@@ -22,10 +30,13 @@
 #include <linux/prandom.h>
 #include <linux/rcupdate.h>
 #include <linux/sort.h>
+#include <linux/spinlock.h>
 #include <linux/tracepoint.h>
 
 #include "../slabx.h"
 #include "slabx_kunit.h"
+
+MODULE_IMPORT_NS(SLABX_TEST);
 
 /* Longest array given to slabx_free_bulk(). */
 #define BULK_MAX	4096
@@ -570,11 +581,533 @@ static void alloc_from_tracepoint_probe(struct kunit *test)
 }
 #endif
 
+/* ---- GFP_NOWAIT and GFP_ATOMIC storm under memory pressure ---------------- */
+
+/*
+ * 480 B objects, eight to a page: the storm needs new slabs soon, and
+ * those are what the pressure refuses.
+ */
+#define STORM_SIZE	480
+#define STORM_KMALLOC	200	/* slabx_kmalloc()'s 256 B class */
+#define STORM_HOLD	64	/* cache objects a thread holds at most */
+#define STORM_KM_HOLD	16	/* slabx_kmalloc() objects held at most */
+#define STORM_BULK	16
+/* Operations per thread: 8 vCPUs share 2 host cores under TCG. */
+#define STORM_OPS	3000
+/*
+ * Every this many operations a thread takes again every block of the
+ * slab order that came back (slabx's shrinker, woken by the pinning,
+ * gives back empty slabs all along).
+ */
+#define STORM_PROBE	16
+/*
+ * At its end a thread allocates with GFP_NOWAIT until it gets NULL, at
+ * most this many objects, taking back what came back every
+ * STORM_PROBE of them: a refill that cannot succeed, for sure.
+ */
+#define STORM_UNTIL_NULL	4096
+/* Wait this long for a thread; beyond it, it is stuck (livelock). */
+#define STORM_TIMEOUT	(120 * HZ)
+/* The largest blocks pinned first: fewer calls to take most memory. */
+#define PIN_MAX_ORDER	9
+/*
+ * Pages are taken as a GFP_NOWAIT caller takes them: down to the min
+ * watermark, never into the reserves below it, never reclaiming (no OOM).
+ */
+#define PIN_GFP		(GFP_NOWAIT | __GFP_NOWARN | __GFP_NORETRY)
+/*
+ * GFP_NOWAIT as callers of Linux 6.1 pass it, and of 6.12 before 6.18
+ * made it imply __GFP_NOWARN (Debian's 6.12 has that): a failed refill
+ * with it warns unless slabx adds __GFP_NOWARN. GFP_ATOMIC never had it.
+ */
+#define STORM_NOWAIT	(GFP_NOWAIT & ~__GFP_NOWARN)
+
+/* Pages taken from the page allocator; the order of each in ->private. */
+struct pinned {
+	spinlock_t lock;	/* guards the three below: threads pin too */
+	struct list_head pages;
+	unsigned long nr;	/* in pages */
+	bool released;
+};
+
+static void pinned_add(struct pinned *pin, struct page *page,
+		       unsigned int order)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&pin->lock, flags);
+	if (!pin->released) {
+		set_page_private(page, order);
+		list_add(&page->lru, &pin->pages);
+		pin->nr += 1UL << order;
+		page = NULL;
+	}
+	spin_unlock_irqrestore(&pin->lock, flags);
+	if (page)	/* released already: the case is ending */
+		__free_pages(page, order);
+}
+
+/*
+ * A KUnit action: the pages go back however the case ends, first of all
+ * (registered last), so that no later step runs starved.
+ */
+static void pinned_release(void *data)
+{
+	struct pinned *pin = data;
+	struct page *page, *tmp;
+	unsigned long flags;
+	LIST_HEAD(pages);
+
+	spin_lock_irqsave(&pin->lock, flags);
+	pin->released = true;
+	list_splice_init(&pin->pages, &pages);
+	spin_unlock_irqrestore(&pin->lock, flags);
+	list_for_each_entry_safe(page, tmp, &pages, lru) {
+		unsigned int order = page_private(page);
+
+		list_del(&page->lru);
+		set_page_private(page, 0);
+		__free_pages(page, order);
+	}
+}
+
+/* Take every page a GFP_NOWAIT caller could get, largest blocks first. */
+static void pin_free_memory(struct pinned *pin)
+{
+	struct page *page;
+	int order;
+
+	for (order = PIN_MAX_ORDER; order >= 0; order--)
+		while ((page = alloc_pages(PIN_GFP, order)))
+			pinned_add(pin, page, order);
+}
+
+/*
+ * Every block of @order that came back, pinned with the rest: what slabx
+ * gives back (its shrinker, woken by the pinning, releases empty slabs)
+ * is taken again. Return: whether any came.
+ */
+static bool pin_what_came_back(struct pinned *pin, unsigned int order)
+{
+	struct page *page;
+	bool came = false;
+
+	while ((page = alloc_pages(PIN_GFP, order))) {
+		pinned_add(pin, page, order);
+		came = true;
+	}
+	return came;
+}
+
+struct storm {
+	struct slabx_cache *s;
+	struct pinned *pin;
+	unsigned int order;		/* of the cache's slabs */
+	struct completion go;
+	atomic_t stop;
+	atomic_long_t allocs;		/* objects handed out */
+	atomic_long_t nulls;		/* of which GFP_NOWAIT calls got NULL */
+	atomic_long_t nulls_atomic;	/* GFP_ATOMIC calls that got NULL */
+	atomic_long_t bad;		/* objects found with a foreign tag */
+	atomic_long_t pages_short;	/* probes that found no slab's pages */
+	atomic_long_t pages_found;	/* probes that found some (pinned too) */
+};
+
+struct storm_thread {
+	struct storm *st;
+	unsigned int id;
+	struct completion done;
+	struct rnd_state rnd;
+	u64 seq;
+	void *obj[STORM_HOLD];
+	u64 tag[STORM_HOLD];
+	void *km[STORM_KM_HOLD];
+	u64 km_tag[STORM_KM_HOLD];
+	void *bulk[STORM_BULK];
+	u64 bulk_tag;
+	unsigned int nr_bulk;
+};
+
+/* A tag no other object of the storm carries: thread and sequence. */
+static u64 storm_tag(struct storm_thread *t)
+{
+	return ((u64)t->id << 48) | ++t->seq;
+}
+
+/* The tag at both ends of the object, to be found there at its free. */
+static void tag_set(void *obj, size_t size, u64 tag)
+{
+	u64 *p = obj;
+
+	p[0] = tag;
+	p[size / sizeof(u64) - 1] = ~tag;
+}
+
+static void tag_check(struct storm *st, const void *obj, size_t size,
+		      u64 tag)
+{
+	const u64 *p = obj;
+
+	if (p[0] != tag || p[size / sizeof(u64) - 1] != ~tag)
+		atomic_long_inc(&st->bad);
+}
+
+/* @obj, counted, or NULL: none came, or a bad pointer (never touched). */
+static void *storm_got(struct storm *st, void *obj, gfp_t gfp)
+{
+	if (!obj) {
+		atomic_long_inc(gfp & __GFP_HIGH ? &st->nulls_atomic :
+			       &st->nulls);
+		return NULL;
+	}
+	if (!IS_ALIGNED((unsigned long)obj, sizeof(u64)) ||
+	    !virt_addr_valid(obj)) {
+		atomic_long_inc(&st->bad);
+		return NULL;	/* not an object: never touched */
+	}
+	atomic_long_inc(&st->allocs);
+	return obj;
+}
+
+/*
+ * slabx_alloc() in one of the contexts a GFP_NOWAIT or GFP_ATOMIC caller
+ * has: a task, a softirq-off section, a hardirq-off section (not on
+ * PREEMPT_RT, whose page allocator takes sleeping locks).
+ */
+static void *storm_alloc(struct storm_thread *t, unsigned int how)
+{
+	struct slabx_cache *s = t->st->s;
+	gfp_t gfp = how & 1 ? GFP_ATOMIC : STORM_NOWAIT;
+	unsigned long flags;
+	void *obj;
+
+	switch (how >> 1) {
+	case 0:
+		obj = slabx_alloc(s, gfp);
+		break;
+	case 1:
+		local_bh_disable();
+		obj = slabx_alloc(s, gfp);
+		local_bh_enable();
+		break;
+	default:
+		if (IS_ENABLED(CONFIG_PREEMPT_RT)) {
+			obj = slabx_alloc(s, gfp);
+			break;
+		}
+		local_irq_save(flags);
+		obj = slabx_alloc(s, gfp);
+		local_irq_restore(flags);
+		break;
+	}
+	return storm_got(t->st, obj, gfp);
+}
+
+/*
+ * A cache object's slot: free what it holds (in a softirq-off section at
+ * times), or fill it.
+ */
+static void storm_slot(struct storm_thread *t, unsigned int i,
+		       unsigned int how)
+{
+	void *obj = t->obj[i];
+
+	if (obj) {
+		tag_check(t->st, obj, STORM_SIZE, t->tag[i]);
+		t->obj[i] = NULL;
+		if (how & 2)
+			local_bh_disable();
+		slabx_free(t->st->s, obj);
+		if (how & 2)
+			local_bh_enable();
+		return;
+	}
+	obj = storm_alloc(t, how % 6);
+	if (obj) {
+		t->tag[i] = storm_tag(t);
+		tag_set(obj, STORM_SIZE, t->tag[i]);
+		t->obj[i] = obj;
+	}
+}
+
+/* A slabx_kmalloc() slot, as a cache object's. */
+static void storm_km_slot(struct storm_thread *t, unsigned int i,
+			  unsigned int how)
+{
+	gfp_t gfp = how & 1 ? GFP_ATOMIC : STORM_NOWAIT;
+	void *obj = t->km[i];
+
+	if (obj) {
+		tag_check(t->st, obj, STORM_KMALLOC, t->km_tag[i]);
+		t->km[i] = NULL;
+		slabx_kfree(obj);
+		return;
+	}
+	obj = storm_got(t->st, slabx_kmalloc(STORM_KMALLOC, gfp), gfp);
+	if (obj) {
+		t->km_tag[i] = storm_tag(t);
+		tag_set(obj, STORM_KMALLOC, t->km_tag[i]);
+		t->km[i] = obj;
+	}
+}
+
+/* Give back, checked, the bulk taken last time. */
+static void storm_bulk_free(struct storm_thread *t)
+{
+	unsigned int i;
+
+	for (i = 0; i < t->nr_bulk; i++)
+		tag_check(t->st, t->bulk[i], STORM_SIZE, t->bulk_tag + i);
+	slabx_free_bulk(t->st->s, t->nr_bulk, t->bulk);
+	t->nr_bulk = 0;
+}
+
+/* A new bulk, in a softirq-off section at times, for the one held. */
+static void storm_bulk(struct storm_thread *t, unsigned int how)
+{
+	struct storm *st = t->st;
+	gfp_t gfp = how & 1 ? GFP_ATOMIC : STORM_NOWAIT;
+	unsigned int i;
+	int got;
+
+	storm_bulk_free(t);
+	if (how & 2)
+		local_bh_disable();
+	got = slabx_alloc_bulk(st->s, gfp, STORM_BULK, t->bulk);
+	if (how & 2)
+		local_bh_enable();
+	if (!got) {
+		storm_got(st, NULL, gfp);
+		return;
+	}
+	for (i = 0; i < got; i++)
+		if (!storm_got(st, t->bulk[i], gfp))
+			return;	/* a bad pointer: leave them be, counted */
+	t->bulk_tag = t->seq + 1;
+	t->seq += got;
+	for (i = 0; i < got; i++)
+		tag_set(t->bulk[i], STORM_SIZE, t->bulk_tag + i);
+	t->nr_bulk = got;
+}
+
+/* Everything the thread holds back to slabx, checked. */
+static void storm_thread_drain(struct storm_thread *t)
+{
+	unsigned int i;
+
+	for (i = 0; i < STORM_HOLD; i++)
+		if (t->obj[i])
+			storm_slot(t, i, 0);
+	for (i = 0; i < STORM_KM_HOLD; i++)
+		if (t->km[i])
+			storm_km_slot(t, i, 0);
+	storm_bulk_free(t);
+}
+
+/*
+ * GFP_NOWAIT allocations until one gets NULL (counted in @nulls by
+ * storm_got()), chained through the objects, then all freed: with the
+ * sheaves and slabs of the cache used up and what comes back taken
+ * again, the refill that cannot succeed is met whatever the storm met.
+ */
+static void storm_until_null(struct storm_thread *t)
+{
+	struct storm *st = t->st;
+	void *head = NULL, *obj;
+	unsigned int i;
+
+	for (i = 0; i < STORM_UNTIL_NULL && !atomic_read(&st->stop); i++) {
+		if (!(i % STORM_PROBE))
+			pin_what_came_back(st->pin, st->order);
+		obj = storm_got(st, slabx_alloc(st->s, STORM_NOWAIT),
+				STORM_NOWAIT);
+		if (!obj)
+			break;
+		*(void **)obj = head;
+		head = obj;
+	}
+	while (head) {
+		obj = head;
+		head = *(void **)obj;
+		slabx_free(st->s, obj);
+	}
+}
+
+static int storm_fn(void *arg)
+{
+	struct storm_thread *t = arg;
+	struct storm *st = t->st;
+	unsigned int op, r;
+
+	wait_for_completion(&st->go);
+	for (op = 0; op < STORM_OPS && !atomic_read(&st->stop); op++) {
+		r = prandom_u32_state(&t->rnd);
+		if (!(op % STORM_PROBE))
+			atomic_long_inc(pin_what_came_back(st->pin, st->order) ?
+					&st->pages_found : &st->pages_short);
+		switch (r % 8) {
+		case 0:
+			storm_km_slot(t, (r >> 8) % STORM_KM_HOLD, r >> 4);
+			break;
+		case 1:
+			if (!(op % 4)) {
+				storm_bulk(t, r >> 4);
+				break;
+			}
+			fallthrough;
+		default:
+			storm_slot(t, (r >> 8) % STORM_HOLD, r >> 4);
+			break;
+		}
+		if (!(op % 64))
+			cond_resched();
+	}
+	storm_thread_drain(t);
+	storm_until_null(t);
+	complete(&t->done);
+	return 0;
+}
+
+/* A KUnit action: the threads stop soon, and go if they never went. */
+static void storm_stop(void *data)
+{
+	struct storm *st = data;
+
+	atomic_set(&st->stop, 1);
+	complete_all(&st->go);
+}
+
+/* One storm thread per online CPU, waiting for @st->go. Return: how many. */
+static int storm_start(struct kunit *test, struct storm *st,
+		       struct storm_thread *t)
+{
+	struct task_struct *task;
+	int cpu, nr = 0;
+
+	for_each_online_cpu(cpu) {
+		t[nr].st = st;
+		t[nr].id = nr + 1;
+		init_completion(&t[nr].done);
+		prandom_seed_state(&t[nr].rnd, cpu + 1);
+		task = kthread_create_on_cpu(storm_fn, &t[nr], cpu,
+					     "slabx_storm/%u");
+		KUNIT_ASSERT_FALSE(test, IS_ERR(task));
+		KUNIT_ASSERT_EQ(test, start_kthread(test, task, storm_stop, st),
+				0);
+		nr++;
+	}
+	return nr;
+}
+
+/* Threads that did not finish within STORM_TIMEOUT, all together. */
+static int storm_wait(struct storm_thread *t, int nr)
+{
+	unsigned long deadline = jiffies + STORM_TIMEOUT;
+	int i, stuck = 0;
+
+	for (i = 0; i < nr; i++) {
+		long left = max_t(long, (long)(deadline - jiffies), 1);
+
+		if (!wait_for_completion_timeout(&t[i].done, left))
+			stuck++;
+	}
+	return stuck;
+}
+
+/*
+ * Issue 29, item 7: GFP_NOWAIT and GFP_ATOMIC callers while the page
+ * allocator has nothing for them (every page a GFP_NOWAIT caller could get
+ * pinned). One thread per CPU allocates with both (GFP_NOWAIT without
+ * the __GFP_NOWARN that 6.18 put into it), in a task, with
+ * softirqs off and (but on PREEMPT_RT) with hardirqs off, from a cache,
+ * in bulk and from a slabx_kmalloc() class, and frees. Refills that fail
+ * must fail quietly (no allocation failure warning: the run's splat check
+ * fails on one), promptly (every thread finishes its operations: no
+ * livelock), and correctly (every object handed out is one no one else
+ * holds; the counters balance once all is freed).
+ *
+ * Nothing in here allocates with GFP_KERNEL while the pages are pinned
+ * (that would reclaim, or wake the OOM killer): the threads are started
+ * before, the checks and logs come after the pages are back.
+ */
+static void nowait_storm_under_pressure(struct kunit *test)
+{
+	struct slabx_cache *km = slabx_kmalloc_cache(STORM_KMALLOC);
+	struct storm *st = kunit_kzalloc(test, sizeof(*st), GFP_KERNEL);
+	struct pinned *pin = kunit_kzalloc(test, sizeof(*pin), GFP_KERNEL);
+	unsigned long km_base, nr_pinned;
+	struct storm_thread *t;
+	struct snap sn, km_sn;
+	int nr, stuck;
+
+	KUNIT_ASSERT_NOT_NULL(test, st);
+	KUNIT_ASSERT_NOT_NULL(test, pin);
+	KUNIT_ASSERT_NOT_NULL(test, km);
+	t = kunit_kcalloc(test, num_online_cpus(), sizeof(*t), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, t);
+	spin_lock_init(&pin->lock);
+	INIT_LIST_HEAD(&pin->pages);
+	init_completion(&st->go);
+	st->pin = pin;
+	st->s = cache(test, "kunit-nowait-storm", STORM_SIZE, 0);
+	st->order = info_of(st->s).order;
+	km_base = objects_held(km);
+	snap_take(st->s, &sn);
+	snap_take(km, &km_sn);
+	nr = storm_start(test, st, t);
+
+	/* Registered last: undone first, before the threads are waited for. */
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, pinned_release,
+							pin), 0);
+	pin_free_memory(pin);
+	nr_pinned = pin->nr;
+	complete_all(&st->go);
+	stuck = storm_wait(t, nr);
+	kunit_release_action(test, pinned_release, pin);
+
+	kunit_info(test, "%lu pages pinned; %ld objects handed out, NULL for %ld GFP_NOWAIT and %ld GFP_ATOMIC calls; order-%u probes: %ld short, %ld not; %lu new slabs\n",
+		   nr_pinned, atomic_long_read(&st->allocs),
+		   atomic_long_read(&st->nulls),
+		   atomic_long_read(&st->nulls_atomic), st->order,
+		   atomic_long_read(&st->pages_short),
+		   atomic_long_read(&st->pages_found),
+		   delta(st->s, &sn, SLABX_SLAB_NEW));
+	if (stuck)
+		storm_stop(st);
+	KUNIT_ASSERT_EQ_MSG(test, stuck, 0,
+			    "%d of %d storm threads did not finish %d operations in %d s: livelock",
+			    stuck, nr, STORM_OPS, STORM_TIMEOUT / HZ);
+	KUNIT_EXPECT_EQ_MSG(test, atomic_long_read(&st->bad), 0L,
+			    "objects handed out twice, or not objects");
+
+	/*
+	 * The pressure was real: new slabs needed, GFP_NOWAIT refills that
+	 * failed (at the latest in storm_until_null()). Not that every probe
+	 * found no pages: slabx's shrinker gives back empty slabs all along,
+	 * and a probe may find them first.
+	 */
+	KUNIT_EXPECT_GT(test, nr_pinned, 0UL);
+	KUNIT_EXPECT_GT(test, delta(st->s, &sn, SLABX_SLAB_NEW), 0UL);
+	KUNIT_EXPECT_GT(test, atomic_long_read(&st->nulls), 0L);
+
+	/* Everything back: the counters balance, nothing is held. */
+	KUNIT_EXPECT_EQ(test, delta(st->s, &sn, SLABX_ALLOC),
+			delta(st->s, &sn, SLABX_FREE));
+	KUNIT_EXPECT_EQ(test, delta(km, &km_sn, SLABX_ALLOC),
+			delta(km, &km_sn, SLABX_FREE));
+	KUNIT_EXPECT_EQ(test, delta(st->s, &sn, SLABX_FREE_INVALID), 0UL);
+	KUNIT_EXPECT_EQ(test, delta(km, &km_sn, SLABX_FREE_INVALID), 0UL);
+	KUNIT_EXPECT_EQ(test, objects_held(st->s), 0UL);
+	KUNIT_EXPECT_EQ(test, objects_held(km), km_base);
+	KUNIT_EXPECT_EQ(test, cache_destroy(test, st->s), 0);
+}
+
 static struct kunit_case slabx_bugclass_cases[] = {
 	KUNIT_CASE_PARAM(free_bulk_mixed_nodes, bulk_gen_params),
 	KUNIT_CASE(ctor_allocates_from_slabx),
 	KUNIT_CASE(free_rcu_from_rcu_callback),
 	KUNIT_CASE(alloc_from_tracepoint_probe),
+	KUNIT_CASE(nowait_storm_under_pressure),
 	{}
 };
 
@@ -586,4 +1119,4 @@ static struct kunit_suite slabx_bugclass_suite = {
 kunit_test_suites(&slabx_bugclass_suite);
 
 MODULE_LICENSE("GPL");
-MODULE_DESCRIPTION("KUnit tests of bug classes mainline met with sheaves: mixed-node bulk frees, recursion");
+MODULE_DESCRIPTION("KUnit tests of bug classes mainline met with sheaves: mixed-node bulk frees, recursion, GFP_NOWAIT under pressure");
