@@ -45,6 +45,18 @@
  * allocator in flight too (destroy+backlog): slabx waits for its own
  * cache's frees, the kernel for every kfree_rcu() of the system.
  *
+ * Then GFP_NOWAIT under memory pressure, every page a GFP_NOWAIT caller
+ * could get pinned (to the min watermark), on fresh caches warmed before:
+ *   nowait      the hot pair, slabx_alloc() against kmem_cache_alloc(),
+ *               both GFP_NOWAIT | __GFP_NOWARN (GFP_NOWAIT without it, as
+ *               before 6.18, makes SLUB warn when it cannot get a slab)
+ *   nowaitfill  allocations until the first NULL, then the free of all,
+ *               per object
+ *   nowaitnull  the calls that get NULL after it, per call: what a refill
+ *               that cannot succeed costs (mainline lost two thirds of a
+ *               GFP_NOWAIT user's throughput to such refills)
+ * with the pages pinned and the objects each fill got.
+ *
  * Last, the any-context paths: an order-0 page allocated and freed with
  * alloc_pages(GFP_ATOMIC) + __free_pages() against slabx_try_alloc_pages()
  * + slabx_free_pages_nolock() (printed as size 0, pattern "page"), and the
@@ -63,6 +75,7 @@
 #include <linux/err.h>
 #include <linux/kthread.h>
 #include <linux/ktime.h>
+#include <linux/list.h>
 #include <linux/math64.h>
 #include <linux/mempool.h>
 #include <linux/mm.h>
@@ -1081,6 +1094,289 @@ static int bench_reserve_scaling(void)
 	return ret;
 }
 
+/* ---- GFP_NOWAIT under memory pressure --------------------------------------- */
+
+/*
+ * GFP_NOWAIT as callers pass it: with __GFP_NOWARN, which it implies
+ * since 6.18 (and in Debian's 6.12). Before, SLUB warns when a new slab
+ * cannot be had (allocate_slab() retries the minimum order with the
+ * caller's flags as they came), as on 6.1: __GFP_NOWARN for both.
+ */
+#define NOWAIT_GFP		(GFP_NOWAIT | __GFP_NOWARN)
+/* Pages pinned as a GFP_NOWAIT caller takes them, down to the min watermark. */
+#define NOWAIT_PIN_GFP		(GFP_NOWAIT | __GFP_NOWARN | __GFP_NORETRY)
+#define NOWAIT_PIN_MAX_ORDER	9
+/* Objects allocated (and freed) into each cache before the pages are pinned. */
+#define NOWAIT_WARM		4096
+/* Most objects a fill takes; the calls timed after its first NULL. */
+#define NOWAIT_FILL_MAX		16384
+#define NOWAIT_NULLS		64
+
+static __always_inline void *kmem_nowait_one(void *cache)
+{
+	return kmem_cache_alloc(cache, NOWAIT_GFP);
+}
+
+static __always_inline void *slabx_nowait_one(void *cache)
+{
+	return slabx_alloc(cache, NOWAIT_GFP);
+}
+
+static noinline __bench_page(kmem_nowait) __aligned(PAGE_SIZE) s64
+bench_round_kmem_nowait(void *cache, unsigned int batch, unsigned int total)
+{
+	return bench_round(kmem_nowait_one, kmem_free_one, cache, batch, total);
+}
+
+static noinline __bench_page(slabx_nowait) __aligned(PAGE_SIZE) s64
+bench_round_slabx_nowait(void *cache, unsigned int batch, unsigned int total)
+{
+	return bench_round(slabx_nowait_one, slabx_free_one, cache, batch,
+			   total);
+}
+
+static const bench_round_t bench_nowait_rounds[BENCH_NR] = {
+	bench_round_kmem_nowait, bench_round_slabx_nowait, bench_round_floor,
+};
+
+/* Every page a GFP_NOWAIT caller could get, on a list; order in ->private. */
+static unsigned long nowait_pin(struct list_head *pages)
+{
+	unsigned long nr = 0;
+	struct page *page;
+	int order;
+
+	for (order = NOWAIT_PIN_MAX_ORDER; order >= 0; order--)
+		while ((page = alloc_pages(NOWAIT_PIN_GFP, order))) {
+			set_page_private(page, order);
+			list_add(&page->lru, pages);
+			nr += 1UL << order;
+		}
+	return nr;
+}
+
+static void nowait_unpin(struct list_head *pages)
+{
+	struct page *page, *tmp;
+
+	list_for_each_entry_safe(page, tmp, pages, lru) {
+		unsigned int order = page_private(page);
+
+		list_del(&page->lru);
+		set_page_private(page, 0);
+		__free_pages(page, order);
+	}
+}
+
+struct fill_result {
+	u64 ns;			/* per object got, the free of all included */
+	u64 null_ns;		/* per call that got NULL after the first */
+	unsigned int got;	/* objects, in the last round */
+};
+
+/*
+ * Allocate until the first NULL (no refill can succeed: the pages are
+ * pinned), time NOWAIT_NULLS calls more, then free everything; keep the
+ * best times in @r. Return: 0, or -ENOMEM when not one object came.
+ */
+static __always_inline int fill_round(void *(*alloc)(void *cache),
+				      void (*free)(void *cache, void *obj),
+				      void *cache, void **objs,
+				      struct fill_result *r)
+{
+	unsigned int n = 0, i, nulls = 0;
+	u64 start, mid, nulls_end, end;
+	void *obj;
+
+	start = ktime_get_ns();
+	while (n < NOWAIT_FILL_MAX && (objs[n] = alloc(cache)))
+		n++;
+	mid = ktime_get_ns();
+	for (i = 0; i < NOWAIT_NULLS; i++) {
+		obj = alloc(cache);
+		if (!obj)
+			nulls++;
+		else if (n < NOWAIT_FILL_MAX)
+			objs[n++] = obj;	/* memory came back meanwhile */
+		else
+			free(cache, obj);
+	}
+	nulls_end = ktime_get_ns();
+	for (i = 0; i < n; i++)
+		free(cache, objs[i]);
+	end = ktime_get_ns();
+	cond_resched();
+	if (!n)
+		return -ENOMEM;
+	r->ns = min(r->ns, div_u64((mid - start + end - nulls_end) * 1000, n));
+	if (nulls == NOWAIT_NULLS)
+		r->null_ns = min(r->null_ns, div_u64((nulls_end - mid) * 1000,
+						     NOWAIT_NULLS));
+	r->got = n;
+	return 0;
+}
+
+static noinline int fill_round_kmem(void *cache, void **objs,
+				    struct fill_result *r)
+{
+	return fill_round(kmem_nowait_one, kmem_free_one, cache, objs, r);
+}
+
+static noinline int fill_round_slabx(void *cache, void **objs,
+				     struct fill_result *r)
+{
+	return fill_round(slabx_nowait_one, slabx_free_one, cache, objs, r);
+}
+
+/*
+ * Slabs for the fills to take from: what each keeps of objects freed;
+ * then a hot pair of each (GFP_KERNEL), which leaves objects in this
+ * CPU's caches. slabx's shrinker, which the pinning wakes, releases empty
+ * slabs and flushes the barns, not the per-CPU sheaves: without the
+ * pair, the hot pair under pressure may find nothing at hand (it did on
+ * the rt kernel), and no slab to refill from.
+ */
+static int nowait_warm(void *caches[2], void **objs)
+{
+	unsigned int i;
+
+	for (i = 0; i < NOWAIT_WARM; i++) {
+		objs[i] = kmem_cache_alloc(caches[0], GFP_KERNEL);
+		if (!objs[i])
+			goto fail;
+	}
+	kmem_cache_free_bulk(caches[0], NOWAIT_WARM, objs);
+	if (slabx_alloc_bulk(caches[1], GFP_KERNEL, NOWAIT_WARM, objs) !=
+	    NOWAIT_WARM)
+		return -ENOMEM;
+	slabx_free_bulk(caches[1], NOWAIT_WARM, objs);
+	if (bench_round_kmem(caches[0], 0, BENCH_MAX_BATCH) < 0 ||
+	    bench_round_slabx(caches[1], 0, BENCH_MAX_BATCH) < 0)
+		return -ENOMEM;
+	return 0;
+fail:
+	kmem_cache_free_bulk(caches[0], i, objs);
+	return -ENOMEM;
+}
+
+/*
+ * Alternate rounds of both, as the other patterns, under pressure.
+ * Return: NULL, or why a figure could not be had.
+ */
+static const char *nowait_measure(void *caches[2], void **objs,
+				  struct list_head *pages, u64 pair[BENCH_NR],
+				  struct fill_result fill[2])
+{
+	unsigned int r;
+	int ret = 0;
+
+	if (bench_pattern(bench_nowait_rounds, caches, 0, pair))
+		return "a hot pair got NULL";
+	/*
+	 * Pages come back while the pages are pinned (kswapd, slabs emptied,
+	 * per-CPU counters brought up to date): each fill pins them first,
+	 * so that it ends where the cache's own memory ends.
+	 */
+	for (r = 0; r < rounds && !ret; r++) {
+		nowait_pin(pages);
+		ret = fill_round_kmem(caches[0], objs, &fill[0]);
+		nowait_pin(pages);
+		ret = ret ?: fill_round_slabx(caches[1], objs, &fill[1]);
+	}
+	return ret ? "a fill got no object" : NULL;
+}
+
+static void nowait_print(unsigned int size, unsigned long pinned,
+			 const u64 pair[BENCH_NR],
+			 const struct fill_result fill[2])
+{
+	u64 best[2];
+
+	pr_info("size %4u nowait    %lu pages pinned; objects per fill kmem_cache %u slabx %u\n",
+		size, pinned, fill[0].got, fill[1].got);
+	bench_print(size, "nowait", pair, false);
+	best[0] = fill[0].ns;
+	best[1] = fill[1].ns;
+	bench_print(size, "nowaitfill", best, false);
+	if (fill[0].null_ns == U64_MAX || fill[1].null_ns == U64_MAX) {
+		pr_info("size %4u nowaitnull not measured: pages came back in every round\n",
+			size);
+		return;
+	}
+	best[0] = fill[0].null_ns;
+	best[1] = fill[1].null_ns;
+	bench_print(size, "nowaitnull", best, false);
+}
+
+/*
+ * GFP_NOWAIT under memory pressure: every page a GFP_NOWAIT caller could
+ * get pinned, the hot pair; a fill until the first NULL, then the free of
+ * all (per object); and the calls that get NULL after it (per call), what
+ * a refill that cannot succeed costs. Fresh caches, warmed before.
+ */
+static int bench_nowait(unsigned int size)
+{
+	struct fill_result fill[2] = {
+		{ U64_MAX, U64_MAX, 0 }, { U64_MAX, U64_MAX, 0 },
+	};
+	static struct cpumask allowed;
+	u64 pair[BENCH_NR];
+	unsigned long pinned;
+	const char *failed;
+	void *caches[2];
+	LIST_HEAD(pages);
+	void **objs;
+	int ret = -ENOMEM;
+
+	/*
+	 * Generic KASAN holds SLUB's freed objects in its quarantine: no
+	 * pair reuses one, each allocation needs memory the pinning took.
+	 */
+	if (IS_ENABLED(CONFIG_KASAN_GENERIC)) {
+		pr_info("size %4u nowait    skipped: KASAN quarantines the kernel's freed objects\n",
+			size);
+		return 0;
+	}
+	objs = kvmalloc_array(NOWAIT_FILL_MAX, sizeof(*objs), GFP_KERNEL);
+	if (!objs)
+		return -ENOMEM;
+	caches[0] = kmem_cache_create("slabx_bench_nowait", size, 0, 0, NULL);
+	if (!caches[0])
+		goto out;
+	caches[1] = slabx_cache_create("bench_nowait", size, NULL);
+	if (IS_ERR(caches[1])) {
+		ret = PTR_ERR(caches[1]);
+		goto out_kmem;
+	}
+	/*
+	 * On one CPU, warmed and measured: no slab can be had once the pages
+	 * are pinned, so what each cache holds must be at hand, in this
+	 * CPU's caches and on its node.
+	 */
+	cpumask_copy(&allowed, current->cpus_ptr);
+	set_cpus_allowed_ptr(current, cpumask_of(raw_smp_processor_id()));
+	ret = nowait_warm(caches, objs);
+	if (ret)
+		goto out_cpu;
+	pinned = nowait_pin(&pages);
+	failed = nowait_measure(caches, objs, &pages, pair, fill);
+	nowait_unpin(&pages);
+	/* Not the whole benchmark's failure: a finding, and no figure. */
+	if (failed)
+		pr_info("size %4u nowait    skipped: %s under pressure\n", size,
+			failed);
+	else
+		nowait_print(size, pinned, pair, fill);
+out_cpu:
+	set_cpus_allowed_ptr(current, &allowed);
+	slabx_cache_destroy(caches[1]);
+out_kmem:
+	kmem_cache_destroy(caches[0]);
+out:
+	kvfree(objs);
+	return ret;
+}
+
 static int bench_size(unsigned int size)
 {
 	void *caches[2];
@@ -1119,6 +1415,8 @@ static int bench_size(unsigned int size)
 		ret = bench_rcu(caches, size);
 	if (!ret)
 		ret = bench_destroy(caches, size);
+	if (!ret)
+		ret = bench_nowait(size);
 	slabx_cache_destroy(caches[1]);
 	kmem_cache_destroy(caches[0]);
 	return ret;

@@ -101,6 +101,25 @@ free_rcu_plain_line()
 	[ "$(grep -c . "$tmp/plain")" -eq 2 ]
 }
 
+# GFP_NOWAIT under pressure: the pair, the fill and the calls that get
+# NULL, each a figure of its own; the line of pinned pages and objects per
+# fill is no figure, nor the line of a figure not measured.
+nowait_lines()
+{
+	printf '%s\n' \
+		'size   64 nowait    489012 pages pinned; objects per fill kmem_cache 1984 slabx 2112' \
+		'size   64 nowait    kmem_cache    9.12 ns  slabx    7.40 ns  ratio 0.811' \
+		'size   64 nowaitfill kmem_cache   31.50 ns  slabx   22.05 ns  ratio 0.700' \
+		'size   64 nowaitnull kmem_cache  812.00 ns  slabx  406.00 ns  ratio 0.500' \
+		'size  256 nowaitnull not measured: pages came back in every round' \
+		> "$tmp/nowait.txt"
+	figures "$tmp/nowait.txt" > "$tmp/nowait"
+	grep -qxP 'size 64 nowait slabx/kernel\t0.811' "$tmp/nowait" &&
+	grep -qxP 'size 64 nowaitfill slabx/kernel\t0.7' "$tmp/nowait" &&
+	grep -qxP 'size 64 nowaitnull slabx/kernel\t0.5' "$tmp/nowait" &&
+	[ "$(grep -c . "$tmp/nowait")" -eq 3 ]
+}
+
 # The objpool modes of lib/test_objpool.c, each keyed by its name and its
 # CPUs; the ring memory line is not a figure.
 objpool_mode_lines()
@@ -126,6 +145,8 @@ reserve_lines
 result $? "reserve lines"
 free_rcu_plain_line
 result $? "free_rcu plain line"
+nowait_lines
+result $? "nowait lines"
 medians_over_boots
 result $? "medians over the boots"
 chart_has_every_figure

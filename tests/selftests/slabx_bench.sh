@@ -31,6 +31,17 @@ short_run_prints_every_figure()
 		done
 		grep -Eq "slabx_bench: size +$size reserve memory: 100 x 16 objects: mempool [0-9]+ B +slabx [0-9]+ B +ratio [0-9]+\.[0-9]+" "$log" ||
 			{ ktap_print_msg "no reserve memory figure for $size"; ok=1; }
+		# GFP_NOWAIT under pressure: the pair and the fill; the calls
+		# that get NULL unless pages came back in every round. Not
+		# with generic KASAN, whose quarantine keeps SLUB's frees.
+		if ! grep -Eq "slabx_bench: size +$size nowait +skipped: KASAN quarantines" "$log"; then
+			for pattern in nowait nowaitfill; do
+				grep -Eq "slabx_bench: size +$size $pattern +kmem_cache +[0-9]+\.[0-9]+ ns +slabx +[0-9]+\.[0-9]+ ns +ratio [0-9]+\.[0-9]+" "$log" ||
+					{ ktap_print_msg "no figure for $size $pattern"; ok=1; }
+			done
+			grep -Eq "slabx_bench: size +$size nowaitnull +(kmem_cache +[0-9]+\.[0-9]+ ns +slabx +[0-9]+\.[0-9]+ ns +ratio [0-9]+\.[0-9]+|not measured)" "$log" ||
+				{ ktap_print_msg "no figure for $size nowaitnull"; ok=1; }
+		fi
 		grep -Eq "slabx_bench: size +$size allcpus +[0-9]+ CPUs kmem_cache [0-9]+\.[0-9]+ Mpairs/s +slabx [0-9]+\.[0-9]+ Mpairs/s +ratio [0-9]+\.[0-9]+" "$log" ||
 			{ ktap_print_msg "no all-CPUs figure for $size"; ok=1; }
 		if slabx_kernel_older 6 12; then
