@@ -160,11 +160,10 @@ void slabx_kfree(const void *ptr)
 	struct slabx_cache *s = class_of(obj, &slab, __func__);
 
 	if (!s || (s->sheaf_capacity && sheaves_free_plain(s) &&
-		   sheaves_free_fast(s, slab, obj)))
+		   sheaves_free(s, slab, obj)))
 		return;
-	/* As slabx_free(), which takes what the sheaves cannot. */
-	if (!(s->sheaf_capacity && sheaves_free(s, slab, obj)))
-		slabx_free(s, obj);
+	/* As slabx_free(), which takes what the fast path did not. */
+	slabx_free(s, obj);
 }
 EXPORT_SYMBOL_GPL(slabx_kfree);
 

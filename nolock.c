@@ -84,7 +84,8 @@ static bool sheaves_free_nolock(struct slabx_cache *s,
 		return false;
 	if (slab->nid != numa_mem_id())
 		goto out;
-	if (pcs_double_free(s, pcs, obj)) {
+	if (pcs_suspect(pcs, obj)) {
+		slabx_double_free(s, obj, true);
 		done = true;
 		goto out;
 	}
@@ -99,7 +100,7 @@ static bool sheaves_free_nolock(struct slabx_cache *s,
 	}
 	if (pcs->main->size < pcs->main->capacity) {
 		slabx_free_hook(s, obj, !in_nmi());
-		pcs->main->objects[pcs->main->size++] = obj;
+		pcs_push(pcs, obj);
 		slabx_stat_inc(s, SLABX_FREE);
 		trace_slabx_free(s, obj, slab->nid, SLABX_TRACE_NOLOCK);
 		done = true;

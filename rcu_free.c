@@ -515,22 +515,42 @@ void slabx_free_rcu_pending_report(struct slabx_cache *s, void *obj)
 /*
  * With %CONFIG_SLAB_FREELIST_HARDENED, whether @obj is the object last put
  * into this CPU's rcu_free sheaf (held): a second slabx_free_rcu() of it
- * is refused and reported, as pcs_double_free() does for slabx_free()
- * (KASAN, where it is on, refused any free of it before).
+ * is a double free, refused and reported by rcu_free_push(), as
+ * slabx_sheaves_free() does for slabx_free() (KASAN, where it is on,
+ * refused any free of it before).
  */
-static bool rcu_free_double(struct slabx_cache *s,
-			    struct slabx_cpu_sheaves *pcs, void *obj)
+static __always_inline bool rcu_free_suspect(struct slabx_cpu_sheaves *pcs,
+					     void *obj)
 {
 	struct slabx_sheaf *sheaf = pcs->rcu_free;
 
 	pcs_assert_held(pcs);
-	if (!IS_ENABLED(CONFIG_SLAB_FREELIST_HARDENED) || !sheaf ||
-	    !sheaf->size || likely(sheaf->objects[sheaf->size - 1] != obj))
-		return false;
+	return IS_ENABLED(CONFIG_SLAB_FREELIST_HARDENED) && sheaf &&
+	       sheaf->size && unlikely(sheaf->objects[sheaf->size - 1] == obj);
+}
+
+/* The suspect of rcu_free_suspect(), refused: counted and reported. */
+static void rcu_free_double(struct slabx_cache *s, void *obj)
+{
 	slabx_stat_inc(s, SLABX_FREE_INVALID);
 	slabx_report(s, "slabx: %s: double slabx_free_rcu() of %p, the last one on this CPU\n",
 		     s->name, obj);
-	return true;
+}
+
+/*
+ * Put @obj into this CPU's rcu_free sheaf (held, with room), counted: a
+ * free_rcu and a free_rcu_sheaf (see struct slabx_stats), before the
+ * callback can see it, so that waiting is never below 0.
+ */
+static __always_inline void rcu_free_add(struct slabx_cache *s,
+					 struct slabx_cpu_sheaves *pcs,
+					 void *obj)
+{
+	struct slabx_sheaf *sheaf = pcs->rcu_free;
+
+	pcs_assert_held(pcs);
+	sheaf->objects[sheaf->size++] = obj;
+	__this_cpu_inc(s->stats->pcs_free_rcu);
 }
 
 /*
@@ -539,7 +559,7 @@ static bool rcu_free_double(struct slabx_cache *s,
  * that becomes full is queued. Return: false when no sheaf took @obj; if
  * for want of a sheaf, *@outrun tells whether the grace period of this
  * CPU's last full rcu_free sheaf is still pending. True when done, or
- * refused as a double free (rcu_free_double()).
+ * refused as a double free (rcu_free_suspect()).
  */
 static bool rcu_free_push(struct slabx_cache *s, struct slabx_slab *slab,
 			  void *obj, struct slabx_sheaf **new, bool *outrun)
@@ -553,7 +573,8 @@ static bool rcu_free_push(struct slabx_cache *s, struct slabx_slab *slab,
 		return false;
 	if (slab->nid != numa_mem_id())
 		goto out;
-	if (rcu_free_double(s, pcs, obj)) {
+	if (rcu_free_suspect(pcs, obj)) {
+		rcu_free_double(s, obj);
 		done = true;
 		goto out;
 	}
@@ -572,12 +593,7 @@ static bool rcu_free_push(struct slabx_cache *s, struct slabx_slab *slab,
 		WRITE_ONCE(pcs->rcu_free_opened, jiffies);
 		rcu_free_monitor_arm();
 	}
-	sheaf->objects[sheaf->size++] = obj;
-	/*
-	 * A free_rcu and a free_rcu_sheaf (see struct slabx_stats), counted
-	 * before the callback can see it: waiting is never below 0.
-	 */
-	__this_cpu_inc(s->stats->pcs_free_rcu);
+	rcu_free_add(s, pcs, obj);
 	if (sheaf->size == sheaf->capacity) {
 		pcs->rcu_free = NULL;
 		pcs->rcu_full_gp = get_state_synchronize_rcu();
@@ -590,35 +606,29 @@ out:
 }
 
 /*
- * rcu_free_push() for the common case, with no call at all (so that
- * slabx_free_rcu() saves no register): this CPU's rcu_free sheaf holds an
- * object already (its epoch is open: it is never left empty) and has room
- * for more than @obj (it does not fill, which queues it). The suspect of
- * rcu_free_double() is left to rcu_free_push(). Return: true when done,
- * counted.
+ * The fast path of slabx_free_rcu(), with no call at all (so that it saves
+ * no register): this CPU's rcu_free sheaf holds an object already (its
+ * epoch is open: it is never left empty) and has room for more than @obj
+ * (it does not fill, which queues it). Everything else, the suspect of
+ * rcu_free_suspect() included, is left to rcu_free_push(). Return: true
+ * when done, counted.
  */
-static __always_inline bool rcu_free_push_fast(struct slabx_cache *s,
-					       struct slabx_slab *slab,
-					       void *obj)
+static __always_inline bool sheaves_free_rcu(struct slabx_cache *s,
+					     struct slabx_slab *slab, void *obj)
 {
 	struct slabx_cpu_sheaves *pcs;
 	struct slabx_sheaf *sheaf;
-	bool done = false;
+	bool done;
 
 	pcs = pcs_lock(s);
 	if (!pcs)
 		return false;
 	sheaf = pcs->rcu_free;
-	/* Never empty, so objects[size - 1] is the one it took last. */
-	if (slab->nid == numa_mem_id() && sheaf &&
-	    likely(sheaf->size + 1 < sheaf->capacity) &&
-	    !(IS_ENABLED(CONFIG_SLAB_FREELIST_HARDENED) &&
-	      sheaf->objects[sheaf->size - 1] == obj)) {
-		sheaf->objects[sheaf->size++] = obj;
-		/* As in rcu_free_push(). */
-		__this_cpu_inc(s->stats->pcs_free_rcu);
-		done = true;
-	}
+	done = slab->nid == numa_mem_id() && sheaf &&
+	       likely(sheaf->size + 1 < sheaf->capacity) &&
+	       !rcu_free_suspect(pcs, obj);
+	if (likely(done))
+		rcu_free_add(s, pcs, obj);
 	pcs_unlock(pcs);
 	return done;
 }
@@ -665,11 +675,6 @@ static noinline void free_rcu_refuse(struct slabx_cache *s, void *obj)
 static noinline void free_rcu_full(struct slabx_cache *s,
 				   struct slabx_slab *slab, void *obj)
 {
-	/*
-	 * Gone for kmemleak now, as kfree_rcu() objects are; KASAN and
-	 * init_on_free see it free only after the grace period.
-	 */
-	kmemleak_free(obj);
 	if (s->sheaf_capacity) {
 		if (free_rcu_to_sheaf(s, slab, obj))
 			return;
@@ -734,8 +739,12 @@ void slabx_free_rcu(struct slabx_cache *s, void *obj)
 		return;
 	/* Until its grace period ends: see slabx_free_rcu_pending(). */
 	slabx_kasan_rcu_wait(s, obj, true);
-	if (!IS_ENABLED(CONFIG_DEBUG_KMEMLEAK) && s->sheaf_capacity &&
-	    rcu_free_push_fast(s, slab, obj))
+	/*
+	 * Gone for kmemleak now, as kfree_rcu() objects are; KASAN and
+	 * init_on_free see it free only after the grace period.
+	 */
+	kmemleak_free(obj);
+	if (s->sheaf_capacity && sheaves_free_rcu(s, slab, obj))
 		return;
 	free_rcu_full(s, slab, obj);
 }

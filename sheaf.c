@@ -223,8 +223,8 @@ bool slabx_may_free_pages(void)
  * Return: false when nothing could be had without allocating pages (the
  * caller takes the slab path).
  */
-bool slabx_sheaves_main_refill(struct slabx_cache *s, struct slabx_cpu_sheaves *pcs,
-			       gfp_t gfp)
+bool slabx_sheaves_main_refill(struct slabx_cache *s,
+			       struct slabx_cpu_sheaves *pcs, gfp_t gfp)
 {
 	struct slabx_barn *barn = slabx_local_barn(s);
 	struct slabx_sheaf *full;
@@ -264,7 +264,7 @@ bool slabx_sheaves_main_refill(struct slabx_cache *s, struct slabx_cpu_sheaves *
 }
 
 /**
- * slabx_sheaves_main_make_room() - make room in this CPU's full main sheaf
+ * main_make_room() - make room in this CPU's full main sheaf
  * @s: a cache with sheaves.
  * @pcs: this CPU's sheaves, held (pcs_lock()).
  *
@@ -272,8 +272,7 @@ bool slabx_sheaves_main_refill(struct slabx_cache *s, struct slabx_cpu_sheaves *
  *
  * Return: false when no empty sheaf could be had.
  */
-bool slabx_sheaves_main_make_room(struct slabx_cache *s,
-				  struct slabx_cpu_sheaves *pcs)
+static bool main_make_room(struct slabx_cache *s, struct slabx_cpu_sheaves *pcs)
 {
 	struct slabx_barn *barn = slabx_local_barn(s);
 	struct slabx_sheaf *empty;
@@ -336,24 +335,28 @@ static struct slabx_sheaf *main_install_empty(struct slabx_cache *s,
 	return NULL;
 }
 
-/**
- * slabx_sheaves_free_slow() - free into a full main sheaf with no empty one at hand
- * @s: a cache with sheaves.
- * @nid: node of @obj.
- * @obj: the object.
- *
- * Called with the sheaves released: allocates an empty sheaf, then takes
- * the sheaves again (perhaps on another CPU) and installs it, or flushes
- * main if there is none. A sheaf left over goes to the barn while the
- * sheaves are held, or is freed after.
+/* A free object into held main, counted and traced. */
+static void sheaves_took(struct slabx_cache *s, struct slabx_cpu_sheaves *pcs,
+			 int nid, void *obj)
+{
+	pcs_assert_held(pcs);
+	/* Counted with the sheaves held: see sheaves_free(). */
+	__this_cpu_inc(s->stats->pcs_free);
+	trace_slabx_free(s, obj, nid, SLABX_TRACE_SHEAF);
+}
+
+/*
+ * Free into a full main sheaf with no empty one at hand: allocates an empty
+ * sheaf with the sheaves released, then takes them again (perhaps on
+ * another CPU) and installs it, or flushes main if there is none. A sheaf
+ * left over goes to the barn while the sheaves are held, or is freed after.
  *
  * Runs inside rcu_read_lock(), so that a destroy that finds @obj free
  * waits for it to stop touching the cache.
  *
- * Return: true when done (counted as freed), false when the caller must
- * take the slab path.
+ * Return: true when done, false when the caller must take the slab path.
  */
-bool slabx_sheaves_free_slow(struct slabx_cache *s, int nid, void *obj)
+static bool sheaves_free_new_sheaf(struct slabx_cache *s, int nid, void *obj)
 {
 	struct slabx_sheaf *empty = NULL, *left;
 	struct slabx_cpu_sheaves *pcs;
@@ -371,12 +374,10 @@ bool slabx_sheaves_free_slow(struct slabx_cache *s, int nid, void *obj)
 	/* We may be on another CPU now, even on another node. */
 	if (nid == numa_mem_id()) {
 		if (pcs->main->size == pcs->main->capacity &&
-		    !slabx_sheaves_main_make_room(s, pcs))
+		    !main_make_room(s, pcs))
 			left = main_install_empty(s, pcs, empty, &discard);
-		slabx_free_hook(s, obj, true);
-		pcs->main->objects[pcs->main->size++] = obj;
-		__this_cpu_inc(s->stats->pcs_free);
-		trace_slabx_free(s, obj, nid, SLABX_TRACE_SHEAF);
+		pcs_push(pcs, obj);
+		sheaves_took(s, pcs, nid, obj);
 		done = true;
 	}
 	if (left && slabx_barn_put_empty(slabx_local_barn(s), left))
@@ -387,6 +388,46 @@ out:
 	slabx_sheaf_free(s, left);
 	rcu_read_unlock();
 	return done;
+}
+
+/**
+ * slabx_sheaves_free() - free into this CPU's sheaves, whatever main holds
+ * @s: a cache with sheaves.
+ * @slab: the slab of @obj.
+ * @obj: the object, through the checkers' hook already (slabx_free_hook()).
+ *
+ * The full path of sheaves_free(): the suspect of pcs_suspect() is refused
+ * and reported; a full main makes room from the spare or the barn, or else
+ * gets a new empty sheaf (sheaves_free_new_sheaf()). The object is counted
+ * as freed (free and free_fastpath) and traced when done.
+ *
+ * Return: true when done or refused, false when the caller must take the
+ * slab path: the sheaves are busy (re-entrant call, or the cache is being
+ * destroyed), or @obj is not of this CPU's node.
+ */
+bool slabx_sheaves_free(struct slabx_cache *s, struct slabx_slab *slab,
+			void *obj)
+{
+	struct slabx_cpu_sheaves *pcs;
+	bool done = false;
+
+	pcs = pcs_lock(s);
+	if (!pcs)
+		return false;
+	if (slab->nid != numa_mem_id()) {
+		pcs_unlock(pcs);
+		return false;
+	}
+	if (pcs_suspect(pcs, obj)) {
+		slabx_double_free(s, obj, true);
+		done = true;
+	} else if (pcs_push(pcs, obj) ||
+		   (main_make_room(s, pcs) && pcs_push(pcs, obj))) {
+		sheaves_took(s, pcs, slab->nid, obj);
+		done = true;
+	}
+	pcs_unlock(pcs);
+	return done || sheaves_free_new_sheaf(s, slab->nid, obj);
 }
 
 /**
@@ -450,12 +491,17 @@ size_t slabx_sheaves_free_bulk(struct slabx_cache *s, void **p, size_t nr)
 		if (!slab)
 			continue;
 		if (pcs && slab->nid == nid) {
-			if (!slabx_kasan_free_ok(s, p[i]) ||
-			    pcs_double_free(s, pcs, p[i]))
+			if (!slabx_kasan_free_ok(s, p[i]))
 				continue;
-			if (!pcs_push(s, pcs, p[i])) {
-				sheaf_flush_locked(s, pcs->main, &discard);
-				pcs_push(s, pcs, p[i]);
+			if (pcs_suspect(pcs, p[i])) {
+				slabx_double_free(s, p[i], true);
+				continue;
+			}
+			slabx_free_hook(s, p[i], true);
+			if (!pcs_push(pcs, p[i])) {
+				if (!main_make_room(s, pcs))
+					sheaf_flush_locked(s, pcs->main, &discard);
+				pcs_push(pcs, p[i]);
 			}
 			trace_slabx_free(s, p[i], nid, SLABX_TRACE_SHEAF);
 			fast++;

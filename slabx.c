@@ -299,7 +299,7 @@ static noinline void *cache_alloc_full(struct slabx_cache *s, gfp_t gfp,
 		return slabx_cache_dead(s, "allocation") ? NULL :
 		       slabx_pool_cache_alloc(s, gfp);
 	if (s->sheaf_capacity)
-		obj = sheaves_alloc(s, gfp, nid);
+		obj = sheaves_alloc(s, gfp, nid, true);
 	if (!obj) {
 		obj = cache_alloc_slab(s, gfp, nid, count_fail);
 		if (!obj)
@@ -311,20 +311,31 @@ static noinline void *cache_alloc_full(struct slabx_cache *s, gfp_t gfp,
 	return obj;
 }
 
+/* An object from main for an allocation that is not plain: the hooks. */
+static noinline void *cache_alloc_hooked(struct slabx_cache *s, void *obj,
+					 gfp_t gfp)
+{
+	slabx_alloc_hook(s, obj, gfp, true);
+	trace_slabx_alloc(s, obj, gfp, SLABX_TRACE_SHEAF);
+	return obj;
+}
+
 /*
  * slabx_alloc(), slabx_alloc_node() and slabx_alloc_try(), inlined into
- * each: an object from main for a plain allocation, zeroed by a tail call
- * where init_on_alloc or %__GFP_ZERO asks, else cache_alloc_full().
+ * each: an object from main, zeroed by a tail call where init_on_alloc or
+ * %__GFP_ZERO asks and given to the checkers' hook by another where one
+ * runs (sheaves_alloc_plain()); else cache_alloc_full().
  */
 static __always_inline void *cache_alloc(struct slabx_cache *s, gfp_t gfp,
 					 int nid, bool count_fail)
 {
 	void *obj;
 
-	if (likely(slabx_node_valid(nid) && !s->pool && s->sheaf_capacity &&
-		   sheaves_alloc_plain(s))) {
-		obj = sheaves_alloc_fast(s, nid);
+	if (likely(slabx_node_valid(nid) && !s->pool && s->sheaf_capacity)) {
+		obj = sheaves_alloc(s, gfp, nid, false);
 		if (likely(obj)) {
+			if (unlikely(!sheaves_alloc_plain(s)))
+				return cache_alloc_hooked(s, obj, gfp);
 			if (unlikely(slabx_init_on_alloc(s, gfp)))
 				return memset(obj, 0, s->object_size);
 			return obj;
@@ -398,12 +409,42 @@ static noinline void cache_free_slab(struct slabx_cache *s, void *obj)
 	rcu_read_unlock();
 }
 
-/* A free of a checked object that the fast path did not take. */
+/*
+ * An object the sheaves did not take after the checkers' hook ran: busy
+ * sheaves (a re-entrant call, or a destroy), or a task that moved to
+ * another node. The slab layer still checks it, without the hook. @nid is
+ * its slab's, read before: the free may discard the slab.
+ */
+static noinline void cache_free_slab_hooked(struct slabx_cache *s, int nid,
+					    void *obj)
+{
+	size_t freed;
+
+	rcu_read_lock();
+	freed = slabx_slab_flush(s, &obj, 1);
+	slabx_stat_add(s, SLABX_FREE, freed);
+	slabx_stat_add(s, SLABX_FREE_SLOWPATH, freed);
+	if (freed)
+		trace_slabx_free(s, obj, nid, SLABX_TRACE_SLAB);
+	rcu_read_unlock();
+}
+
+/*
+ * A free of a checked object that the fast path did not take. One of
+ * another node goes to its slab, whose checks run before the hook (they
+ * read what the hook may clear). Any other gets the checkers' hook here,
+ * once, outside the per-CPU section, then goes to the sheaves.
+ */
 static noinline void cache_free_sheaves(struct slabx_cache *s,
 					struct slabx_slab *slab, void *obj)
 {
-	if (!sheaves_free(s, slab, obj))
+	if (slab->nid != numa_mem_id()) {
 		cache_free_slab(s, obj);
+		return;
+	}
+	slabx_free_hook(s, obj, true);
+	if (!slabx_sheaves_free(s, slab, obj))
+		cache_free_slab_hooked(s, slab->nid, obj);
 }
 
 /**
@@ -431,7 +472,7 @@ void slabx_free(struct slabx_cache *s, void *obj)
 	if (likely(s->sheaf_capacity)) {
 		slab = slabx_obj_slab(s, obj);
 		if (!slab || !slabx_kasan_free_ok(s, obj) ||
-		    (sheaves_free_plain(s) && sheaves_free_fast(s, slab, obj)))
+		    (sheaves_free_plain(s) && sheaves_free(s, slab, obj)))
 			return;
 		cache_free_sheaves(s, slab, obj);
 		return;

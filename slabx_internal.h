@@ -999,11 +999,10 @@ bool slabx_may_free_pages(void);
 unsigned int slabx_sheaf_default_capacity(unsigned int stride);
 int slabx_sheaves_init(struct slabx_cache *s);
 void slabx_sheaves_destroy(struct slabx_cache *s);
-bool slabx_sheaves_main_refill(struct slabx_cache *s, struct slabx_cpu_sheaves *pcs,
-			       gfp_t gfp);
-bool slabx_sheaves_main_make_room(struct slabx_cache *s,
-				  struct slabx_cpu_sheaves *pcs);
-bool slabx_sheaves_free_slow(struct slabx_cache *s, int nid, void *obj);
+bool slabx_sheaves_main_refill(struct slabx_cache *s,
+			       struct slabx_cpu_sheaves *pcs, gfp_t gfp);
+bool slabx_sheaves_free(struct slabx_cache *s, struct slabx_slab *slab,
+			void *obj);
 unsigned int slabx_sheaves_alloc_bulk(struct slabx_cache *s, gfp_t gfp, void **p,
 				      unsigned int nr);
 size_t slabx_sheaves_free_bulk(struct slabx_cache *s, void **p, size_t nr);
@@ -1076,38 +1075,54 @@ static __always_inline void slabx_sheaf_forget(struct slabx_sheaf *sheaf,
 void slabx_double_free(struct slabx_cache *s, void *obj, bool in_sheaf);
 
 /*
- * With %CONFIG_SLAB_FREELIST_HARDENED, whether @obj is the object last
- * freed into the held sheaves: freeing it again is refused and reported,
- * as SLUB catches the same on its freelist.
+ * The per-CPU sheaves' primitives. Each exists once and makes no call, so
+ * that the fast paths built on them (sheaves_alloc(), sheaves_free()) make
+ * none either: slabx_alloc() and slabx_free() then save no register on
+ * entry. The checkers' hooks and tracepoints run outside the held section,
+ * in the entry points (see slabx_free()); scripts/fastpath-check.sh (part
+ * of make lint) checks the rule on slabx.ko built for Debian's 6.12.
  */
-static __always_inline bool pcs_double_free(struct slabx_cache *s,
-					    struct slabx_cpu_sheaves *pcs,
-					    void *obj)
+
+/*
+ * With %CONFIG_SLAB_FREELIST_HARDENED, whether @obj is the object last
+ * freed into the held sheaves: freeing it again is a double free, refused
+ * and reported (slabx_sheaves_free()), as SLUB catches the same on its
+ * freelist.
+ */
+static __always_inline bool pcs_suspect(struct slabx_cpu_sheaves *pcs,
+					void *obj)
 {
 	struct slabx_sheaf *main = pcs->main;
 
 	pcs_assert_held(pcs);
-	if (!IS_ENABLED(CONFIG_SLAB_FREELIST_HARDENED) || !main->size ||
-	    likely(main->objects[main->size - 1] != obj))
+	return IS_ENABLED(CONFIG_SLAB_FREELIST_HARDENED) && main->size &&
+	       unlikely(main->objects[main->size - 1] == obj);
+}
+
+/* Put a free object into held main. Return: false when main is full. */
+static __always_inline bool pcs_push(struct slabx_cpu_sheaves *pcs, void *obj)
+{
+	struct slabx_sheaf *main = pcs->main;
+
+	pcs_assert_held(pcs);
+	if (unlikely(main->size == main->capacity))
 		return false;
-	slabx_double_free(s, obj, true);
+	main->objects[main->size++] = obj;
 	return true;
 }
 
-/*
- * Free a user's object into held sheaves, where it becomes free for the
- * checkers. Return: false when main is full and stays so.
- */
-static __always_inline bool pcs_push(struct slabx_cache *s,
-				     struct slabx_cpu_sheaves *pcs, void *obj)
+/* Take an object from held main. Return: NULL when main is empty. */
+static __always_inline void *pcs_pop(struct slabx_cpu_sheaves *pcs)
 {
+	struct slabx_sheaf *main = pcs->main;
+	void *obj;
+
 	pcs_assert_held(pcs);
-	if (unlikely(pcs->main->size == pcs->main->capacity) &&
-	    !slabx_sheaves_main_make_room(s, pcs))
-		return false;
-	slabx_free_hook(s, obj, true);
-	pcs->main->objects[pcs->main->size++] = obj;
-	return true;
+	if (unlikely(!main->size))
+		return NULL;
+	obj = main->objects[main->size - 1];
+	slabx_sheaf_forget(main, main->size - 1);
+	return obj;
 }
 
 /**
@@ -1115,15 +1130,18 @@ static __always_inline bool pcs_push(struct slabx_cache *s,
  * @s: a cache with sheaves.
  * @gfp: allocation context.
  * @nid: node asked for, or NUMA_NO_NODE.
+ * @refill: refill an empty main (slabx_sheaves_main_refill(), a call);
+ *	false on the fast path, which makes none.
  *
- * The object is counted as allocated (alloc and alloc_fastpath).
+ * The object is counted as allocated (alloc and alloc_fastpath); the
+ * caller runs the checkers' hook (slabx_alloc_hook()).
  *
- * Return: an object, or NULL when the caller must take the slab path: the
- * sheaves are busy (re-entrant call), @nid is not this CPU's node, or
- * neither the sheaves, the barn nor the partial slabs had an object.
+ * Return: an object, or NULL when the caller must take another path: the
+ * sheaves are busy (re-entrant call), @nid is not this CPU's node, or main
+ * is empty (and could not be refilled without allocating pages).
  */
 static __always_inline void *sheaves_alloc(struct slabx_cache *s, gfp_t gfp,
-					   int nid)
+					   int nid, bool refill)
 {
 	struct slabx_cpu_sheaves *pcs;
 	void *obj = NULL;
@@ -1131,29 +1149,30 @@ static __always_inline void *sheaves_alloc(struct slabx_cache *s, gfp_t gfp,
 	pcs = pcs_lock(s);
 	if (!pcs)
 		return NULL;
-	if ((nid == NUMA_NO_NODE || nid == numa_mem_id()) &&
-	    (likely(pcs->main->size) || slabx_sheaves_main_refill(s, pcs, gfp))) {
-		obj = pcs->main->objects[pcs->main->size - 1];
-		slabx_sheaf_forget(pcs->main, pcs->main->size - 1);
+	if (nid == NUMA_NO_NODE || nid == numa_mem_id()) {
+		obj = pcs_pop(pcs);
+		if (refill && !obj && slabx_sheaves_main_refill(s, pcs, gfp))
+			obj = pcs_pop(pcs);
 		/* An alloc and an alloc_fastpath: see struct slabx_stats. */
-		__this_cpu_inc(s->stats->pcs_alloc);
+		if (likely(obj))
+			__this_cpu_inc(s->stats->pcs_alloc);
 	}
 	pcs_unlock(pcs);
 	return obj;
 }
 
 /**
- * sheaves_free() - free into this CPU's sheaves
+ * sheaves_free() - free into this CPU's main sheaf
  * @s: a cache with sheaves.
  * @slab: the slab of @obj.
- * @obj: the object.
+ * @obj: the object, through the checkers' hook already where one runs.
  *
  * The object is counted as freed (free and free_fastpath) when done.
  *
- * Return: true when done (or refused as a double free), false when the
- * caller must take the slab path:
- * the sheaves are busy (re-entrant call, or the cache is being destroyed)
- * or @obj is of another node.
+ * Return: true when done, false when the caller must take the full path
+ * (slabx_sheaves_free()): the sheaves are busy (re-entrant call, or the
+ * cache is being destroyed), @obj is of another node, main is full, or
+ * @obj is a suspect of pcs_suspect().
  */
 static __always_inline bool sheaves_free(struct slabx_cache *s,
 					 struct slabx_slab *slab, void *obj)
@@ -1164,36 +1183,17 @@ static __always_inline bool sheaves_free(struct slabx_cache *s,
 	pcs = pcs_lock(s);
 	if (!pcs)
 		return false;
-	if (slab->nid != numa_mem_id()) {
-		pcs_unlock(pcs);
-		return false;
-	}
-	if (pcs_double_free(s, pcs, obj)) {
-		pcs_unlock(pcs);
-		return true;
-	}
-	done = pcs_push(s, pcs, obj);
-	if (likely(done)) {
-		/*
-		 * A free and a free_fastpath, counted with the sheaves held:
-		 * destroy waits for this. See struct slabx_stats.
-		 */
+	done = slab->nid == numa_mem_id() && !pcs_suspect(pcs, obj) &&
+	       pcs_push(pcs, obj);
+	/*
+	 * A free and a free_fastpath, counted with the sheaves held: destroy
+	 * waits for this. See struct slabx_stats.
+	 */
+	if (likely(done))
 		__this_cpu_inc(s->stats->pcs_free);
-		trace_slabx_free(s, obj, slab->nid, SLABX_TRACE_SHEAF);
-	}
 	pcs_unlock(pcs);
-	return done || slabx_sheaves_free_slow(s, slab->nid, obj);
+	return done;
 }
-
-/*
- * The fast paths below serve the common case with no call at all, so that
- * every value stays in a scratch register and slabx_alloc() and
- * slabx_free() save none on entry: they leave anything that would call out
- * (a hook of the memory checkers, a tracepoint that is on, an empty or full
- * main sheaf, another node, a suspected double free) to sheaves_alloc()
- * and sheaves_free(), which take the sheaves again. scripts/fastpath-check.sh
- * (part of make lint) checks the rule on slabx.ko built for Debian's 6.12.
- */
 
 /* Whether an allocation runs no hook but the zeroing, and no tracepoint. */
 static __always_inline bool sheaves_alloc_plain(struct slabx_cache *s)
@@ -1209,60 +1209,6 @@ static __always_inline bool sheaves_free_plain(struct slabx_cache *s)
 	return !IS_ENABLED(CONFIG_KASAN_GENERIC) &&
 	       !IS_ENABLED(CONFIG_DEBUG_KMEMLEAK) && !slabx_init_on_free(s) &&
 	       !trace_slabx_free_enabled();
-}
-
-/*
- * sheaves_alloc() for a plain allocation (sheaves_alloc_plain()) that main
- * can serve. Return: the object, counted as allocated, or NULL.
- */
-static __always_inline void *sheaves_alloc_fast(struct slabx_cache *s,
-						int nid)
-{
-	struct slabx_cpu_sheaves *pcs;
-	struct slabx_sheaf *main;
-	void *obj = NULL;
-
-	pcs = pcs_lock(s);
-	if (!pcs)
-		return NULL;
-	main = pcs->main;
-	if ((nid == NUMA_NO_NODE || nid == numa_mem_id()) && likely(main->size)) {
-		obj = main->objects[--main->size];
-		/* An alloc and an alloc_fastpath: see struct slabx_stats. */
-		__this_cpu_inc(s->stats->pcs_alloc);
-	}
-	pcs_unlock(pcs);
-	return obj;
-}
-
-/*
- * sheaves_free() for a plain free (sheaves_free_plain()) of an object of
- * this CPU's node that main has room for. Return: true when done, counted
- * as freed.
- */
-static __always_inline bool sheaves_free_fast(struct slabx_cache *s,
-					      struct slabx_slab *slab,
-					      void *obj)
-{
-	struct slabx_cpu_sheaves *pcs;
-	struct slabx_sheaf *main;
-	bool done = false;
-
-	pcs = pcs_lock(s);
-	if (!pcs)
-		return false;
-	main = pcs->main;
-	/* The double-free check's suspect is left to sheaves_free(). */
-	if (slab->nid == numa_mem_id() && likely(main->size < main->capacity) &&
-	    !(IS_ENABLED(CONFIG_SLAB_FREELIST_HARDENED) && main->size &&
-	      main->objects[main->size - 1] == obj)) {
-		main->objects[main->size++] = obj;
-		/* Counted with the sheaves held: see sheaves_free(). */
-		__this_cpu_inc(s->stats->pcs_free);
-		done = true;
-	}
-	pcs_unlock(pcs);
-	return done;
 }
 
 /* slabx.c: an allocation whose failure the caller handles */
