@@ -1072,6 +1072,7 @@ static __always_inline void slabx_sheaf_forget(struct slabx_sheaf *sheaf,
 	sheaf->size = size;
 }
 
+/* alloc.c */
 void slabx_double_free(struct slabx_cache *s, void *obj, bool in_sheaf);
 
 /*
@@ -1211,7 +1212,7 @@ static __always_inline bool sheaves_free_plain(struct slabx_cache *s)
 	       !trace_slabx_free_enabled();
 }
 
-/* slabx.c: an allocation whose failure the caller handles */
+/* alloc.c: an allocation whose failure the caller handles */
 void *slabx_alloc_try(struct slabx_cache *s, gfp_t gfp);
 
 /* slabx.c: a size class of slabx_kmalloc(), listed like any cache */
