@@ -30,19 +30,13 @@
  *
  * When no sheaf can be had (or the sheaves are busy, or the object is of
  * another node, or the cache has no sheaves), the object waits in its own
- * slab instead: every slab has one pending bit per object, so this
- * fallback needs no memory either, never sleeps and loses nothing
- * (slabx_slab_defer_rcu()).
+ * slab instead (slab_rcu.c, slabx_slab_defer_rcu()): that fallback needs
+ * no memory either, never sleeps and loses nothing.
  *
  * A partial rcu_free sheaf is queued by slabx_rcu_barrier(), by
- * slabx_cache_shrink(), when its CPU dies, and by the age monitor once it
- * has been open for %SLABX_RCU_FREE_MAX_AGE_MS, so that the objects of a
- * CPU that stopped freeing are not held without end (kfree_rcu()'s own
- * monitor drains its batches every 5 s). The monitor is a delayed work
- * that runs only while some rcu_free sheaf is open: opening one arms it
- * unless it is queued already (with queue_delayed_work(), from any context
- * slabx_free_rcu() allows, as kfree_rcu() arms its own), and it arms
- * itself again while it saw one too young to queue.
+ * slabx_cache_shrink(), when its CPU dies, and by the age monitor
+ * (rcu_monitor.c) once it has been open for %SLABX_RCU_FREE_MAX_AGE_MS;
+ * opening a sheaf arms the monitor.
  *
  * Every rcu_free sheaf and fallback batch is counted in its cache's
  * rcu_inflight of the epoch in which it opened, until its objects are
@@ -50,22 +44,12 @@
  * the RCU work of other caches, and not for work that opened after it
  * started.
  *
- * The in-slab fallback lives at the end of this file: each node has two
- * batches of waiting objects and one RCU callback (see
- * slabx_slab_defer_rcu()).
- *
- * Lock order: per-CPU sheaves -> barn->lock (see slabx.c); the fallback
- * takes slabx_node->lock (a leaf) alone. call_rcu() is called with the
- * sheaves held or with no lock, and so is queue_delayed_work(). The age
- * monitor takes cpu_hotplug_lock (read) -> slabx_caches_mutex, the order
- * of slabx.c, and waits for slabx_wq work items (which take neither) with
- * both held, as SLUB's flush of every CPU waits with slab_mutex held.
+ * Lock order: per-CPU sheaves -> barn->lock (see slabx.c). call_rcu() is
+ * called with the sheaves held or with no lock, and so is
+ * slabx_rcu_monitor_arm().
  */
 #include <linux/atomic.h>
-#include <linux/bitmap.h>
-#include <linux/lockdep.h>
 #include <linux/cpu.h>
-#include <linux/cpumask.h>
 #include <linux/jiffies.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
@@ -280,205 +264,6 @@ void slabx_rcu_free_flush_cpu(struct slabx_cache *s, unsigned int cpu)
 					  cpu_to_mem(cpu));
 }
 
-/* ---- the age monitor ---------------------------------------------------- */
-
-static void rcu_free_monitor_fn(struct work_struct *work);
-static DECLARE_DELAYED_WORK(rcu_free_monitor, rcu_free_monitor_fn);
-/*
- * Pauses in force: module exit's, which stays, and those of tests that
- * need partial sheaves kept.
- */
-static atomic_t rcu_free_monitor_pauses = ATOMIC_INIT(0);
-/* Set by rcu_free_aged_work_fn() for the monitor, which waits for it. */
-static bool rcu_free_monitor_young;
-
-/*
- * Run the monitor in SLABX_RCU_FREE_MAX_AGE_MS unless it is queued
- * already. The sheaf just opened is stored before the pending bit is read
- * (smp_mb()), and the workqueue clears the bit with a full barrier before
- * the monitor runs (set_work_pool_and_clear_pending(), 6.1 to 6.12; a
- * workqueue that dropped that barrier would break this silently): so
- * either the bit reads clear here and the monitor is queued, or the
- * monitor that runs next sees the sheaf (and arms itself again while it
- * is young). The bit is also set with no run to follow, or a run returns
- * at once, but only while the monitor is paused, and the resume that ends
- * the last pause runs it. The look saves queue_delayed_work()'s atomic
- * test-and-set on one line for every CPU, and its interrupt masking, on
- * every open but about one per monitor period.
- */
-static void rcu_free_monitor_arm(void)
-{
-	/* The sheaf, stored, before the bit is read: see above. */
-	smp_mb();
-	if (!delayed_work_pending(&rcu_free_monitor) &&
-	    !atomic_read(&rcu_free_monitor_pauses))
-		queue_delayed_work(system_unbound_wq, &rcu_free_monitor,
-				   msecs_to_jiffies(SLABX_RCU_FREE_MAX_AGE_MS));
-}
-
-/* Whether an rcu_free sheaf opened at @opened is below the age limit. */
-static bool rcu_free_young(unsigned long opened)
-{
-	return time_before(jiffies, opened +
-			   msecs_to_jiffies(SLABX_RCU_FREE_MAX_AGE_MS));
-}
-
-/*
- * In a kworker bound to a CPU (nothing else of the CPU holds its sheaves):
- * queue the CPU's partial rcu_free sheaf, or with @aged_only only if it is
- * aged by the CPU's own stamp (the monitor's remote look may be stale, or
- * the sheaf replaced by a younger one since). Return: whether a young
- * sheaf was kept.
- */
-static bool rcu_free_submit_here(struct slabx_cache *s, bool aged_only)
-{
-	struct slabx_cpu_sheaves *pcs;
-	bool young = false;
-
-	pcs = pcs_lock(s);
-	if (WARN_ON_ONCE(!pcs))
-		return false;
-	if (pcs->rcu_free && pcs->rcu_free->size && aged_only) {
-		young = rcu_free_young(pcs->rcu_free_opened);
-		if (!young)
-			slabx_stat_inc(s, SLABX_RCU_SHEAF_AGED);
-	}
-	if (!young)
-		slabx_rcu_free_submit_pcs(s, pcs, numa_mem_id());
-	pcs_unlock(pcs);
-	return young;
-}
-
-/* The monitor's work item on each CPU, and the CPUs it queued it on. */
-struct rcu_free_aged_work {
-	struct work_struct work;
-	struct slabx_cache *s;
-};
-
-static DEFINE_PER_CPU(struct rcu_free_aged_work, rcu_free_aged_works);
-static struct cpumask rcu_free_aged_cpus;
-
-static void rcu_free_aged_work_fn(struct work_struct *work)
-{
-	struct rcu_free_aged_work *w = container_of(work,
-						    struct rcu_free_aged_work,
-						    work);
-
-	if (rcu_free_submit_here(w->s, true))
-		WRITE_ONCE(rcu_free_monitor_young, true);
-}
-
-/*
- * Queue the partial rcu_free sheaves of @s that look open for the age
- * limit, on their CPUs: the work items of all of them first, then the
- * wait for each. Return: whether one looked too young.
- */
-static bool rcu_free_queue_aged_all(struct slabx_cache *s)
-{
-	struct rcu_free_aged_work *w;
-	bool young = false;
-	unsigned int cpu;
-
-	if (!READ_ONCE(s->cpu_sheaves) || READ_ONCE(s->dead))
-		return false;
-	cpumask_clear(&rcu_free_aged_cpus);
-	for_each_online_cpu(cpu) {
-		struct slabx_cpu_sheaves *pcs = per_cpu_ptr(s->cpu_sheaves,
-							     cpu);
-
-		if (!READ_ONCE(pcs->rcu_free))
-			continue;
-		if (rcu_free_young(READ_ONCE(pcs->rcu_free_opened))) {
-			young = true;
-			continue;
-		}
-		w = per_cpu_ptr(&rcu_free_aged_works, cpu);
-		INIT_WORK(&w->work, rcu_free_aged_work_fn);
-		w->s = s;
-		slabx_queue_on_cpu(cpu, &w->work);
-		cpumask_set_cpu(cpu, &rcu_free_aged_cpus);
-	}
-	for_each_cpu(cpu, &rcu_free_aged_cpus)
-		flush_work(&per_cpu_ptr(&rcu_free_aged_works, cpu)->work);
-	return young;
-}
-
-/*
- * Every listed cache's aged sheaves. A listed cache that is not dead is
- * not being destroyed (cache_kill() takes slabx_caches_mutex), so its
- * sheaves stay until the mutex is released.
- */
-static void rcu_free_monitor_fn(struct work_struct *work)
-{
-	struct slabx_cache *s;
-	bool young = false;
-
-	if (atomic_read(&rcu_free_monitor_pauses))
-		return;
-	WRITE_ONCE(rcu_free_monitor_young, false);
-	cpus_read_lock();
-	mutex_lock(&slabx_caches_mutex);
-	list_for_each_entry(s, &slabx_caches, list)
-		young |= rcu_free_queue_aged_all(s);
-	mutex_unlock(&slabx_caches_mutex);
-	cpus_read_unlock();
-	/* flush_work() waited for each: their flags are seen. */
-	if (young || READ_ONCE(rcu_free_monitor_young))
-		rcu_free_monitor_arm();
-}
-
-/**
- * slabx_rcu_free_monitor_pause() - stop the age monitor
- *
- * Partial rcu_free sheaves then wait for a barrier, a shrink or a full
- * sheaf, until each pause is undone by slabx_rcu_free_monitor_resume().
- * For tests whose counts need partial sheaves kept, and for module exit,
- * after which no cache opens a sheaf again (it never resumes).
- *
- * Context: process context, may sleep; not under cpus_read_lock() nor
- * slabx_caches_mutex.
- */
-void slabx_rcu_free_monitor_pause(void)
-{
-	atomic_inc(&rcu_free_monitor_pauses);
-	cancel_delayed_work_sync(&rcu_free_monitor);
-}
-EXPORT_SYMBOL_NS_GPL(slabx_rcu_free_monitor_pause, SLABX_TEST);
-
-/**
- * slabx_rcu_free_monitor_resume() - undo one slabx_rcu_free_monitor_pause()
- *
- * The resume that undoes the last pause in force runs the monitor once,
- * before returning (unless a pause() races with it: then that pause's
- * resume does). A resume without a pause is refused with a warning.
- *
- * Context: as slabx_rcu_free_monitor_pause().
- */
-void slabx_rcu_free_monitor_resume(void)
-{
-	int left = atomic_dec_if_positive(&rcu_free_monitor_pauses);
-
-	if (WARN_ON_ONCE(left < 0) || left)
-		return;
-	mod_delayed_work(system_unbound_wq, &rcu_free_monitor, 0);
-	flush_delayed_work(&rcu_free_monitor);
-}
-EXPORT_SYMBOL_NS_GPL(slabx_rcu_free_monitor_resume, SLABX_TEST);
-
-/**
- * slabx_rcu_free_monitor_exit() - make sure the age monitor is gone
- *
- * At module exit, which paused the monitor first. A monitor queued since
- * (a sheaf opened after exit began) would run after the unload: it is
- * cancelled, with a warning.
- *
- * Context: process context, may sleep.
- */
-void slabx_rcu_free_monitor_exit(void)
-{
-	WARN_ON_ONCE(cancel_delayed_work_sync(&rcu_free_monitor));
-}
-
 /* Give rcu_free an empty sheaf that needs no allocation. */
 static bool rcu_free_get_empty(struct slabx_cache *s,
 			       struct slabx_cpu_sheaves *pcs)
@@ -591,7 +376,7 @@ static bool rcu_free_push(struct slabx_cache *s, struct slabx_slab *slab,
 		sheaf->rcu_epoch = slabx_rcu_open(s);
 		/* Checked by this CPU again before the monitor queues it. */
 		WRITE_ONCE(pcs->rcu_free_opened, jiffies);
-		rcu_free_monitor_arm();
+		slabx_rcu_monitor_arm();
 	}
 	rcu_free_add(s, pcs, obj);
 	if (sheaf->size == sheaf->capacity) {
@@ -750,10 +535,18 @@ void slabx_free_rcu(struct slabx_cache *s, void *obj)
 }
 EXPORT_SYMBOL_GPL(slabx_free_rcu);
 
-/* Runs on each CPU with a partial rcu_free sheaf, in a bound kworker. */
+/*
+ * Runs on each CPU with a partial rcu_free sheaf, in a bound kworker
+ * (nothing else of the CPU holds its sheaves).
+ */
 static void rcu_free_flush_this_cpu(struct slabx_cache *s)
 {
-	rcu_free_submit_here(s, false);
+	struct slabx_cpu_sheaves *pcs = pcs_lock(s);
+
+	if (WARN_ON_ONCE(!pcs))
+		return;
+	slabx_rcu_free_submit_pcs(s, pcs, numa_mem_id());
+	pcs_unlock(pcs);
 }
 
 /* Queue the partial rcu_free sheaves of the online CPUs that have one. */
@@ -848,187 +641,4 @@ void slabx_rcu_wait(struct slabx_cache *s)
 	 */
 	wait_event(slabx_rcu_wq, !atomic_read_acquire(&s->rcu_inflight[old]));
 	mutex_unlock(&s->rcu_barrier_mutex);
-}
-
-/* ---- objects waiting for a grace period in their slab --------------------- */
-
-/* The pending bitmap of batch @b of a slab. */
-static unsigned long *slab_rcu_bitmap(struct slabx_cache *s,
-				      struct slabx_slab *slab, unsigned int b)
-{
-	return slab->rcu_pending + b * s->rcu_bitmap_longs;
-}
-
-/**
- * slabx_slab_rcu_pending() - whether an object waits in its slab for a
- *	grace period
- * @s: the cache.
- * @slab: the slab of @obj; its node's lock is held.
- * @obj: the object.
- *
- * Return: true when @obj is in either batch of its node.
- */
-bool slabx_slab_rcu_pending(struct slabx_cache *s, struct slabx_slab *slab,
-			    void *obj)
-{
-	unsigned int idx = slabx_obj_index(s, slab, obj);
-
-	return test_bit(idx, slab_rcu_bitmap(s, slab, 0)) ||
-	       test_bit(idx, slab_rcu_bitmap(s, slab, 1));
-}
-
-/* Put a slab's objects of batch @b back (n->lock held). Return: how many. */
-static unsigned int slab_rcu_release(struct slabx_cache *s,
-				     struct slabx_node *n,
-				     struct slabx_slab *slab, unsigned int b,
-				     struct list_head *discard)
-{
-	unsigned long *pending = slab_rcu_bitmap(s, slab, b);
-	unsigned int idx, nr = 0;
-
-	lockdep_assert_held(&n->lock);
-	list_del_init(&slab->rcu_list[b]);
-	slab->rcu_nr[b] = 0;
-	/* The last slabx_node_put() may move the slab to @discard: still mapped. */
-	for_each_set_bit(idx, pending, s->objs_per_slab) {
-		void *obj = slabx_slab_obj(s, slab, idx);
-
-		__clear_bit(idx, pending);
-		slabx_kasan_rcu_wait(s, obj, false);
-		slabx_free_hook(s, obj, false);
-		slabx_node_put(s, n, slab, obj, discard);
-		nr++;
-	}
-	return nr;
-}
-
-/*
- * Close the open batch and make the other one open (n->lock held, a
- * callback about to be queued for the closed one). Return: its index.
- */
-static unsigned int node_rcu_close_batch(struct slabx_node *n)
-{
-	unsigned int closed = n->rcu_open;
-
-	lockdep_assert_held(&n->lock);
-	n->rcu_open ^= 1;
-	n->rcu_queued = true;
-	return closed;
-}
-
-/*
- * RCU callback of a node: every object of the closed batch was deferred
- * before the callback was queued, so its grace period is over. If the open
- * batch took objects meanwhile, close it and queue the callback again.
- */
-static void node_rcu_drain(struct rcu_head *head)
-{
-	struct slabx_node *n = container_of(head, struct slabx_node, rcu);
-	struct slabx_cache *s = n->cache;
-	struct slabx_rcu_batch *batch;
-	struct slabx_slab *slab, *tmp;
-	unsigned long flags, done = 0;
-	unsigned int b, epoch;
-	LIST_HEAD(discard);
-	bool again;
-
-	raw_spin_lock_irqsave(&n->lock, flags);
-	b = n->rcu_open ^ 1;		/* the batch closed for us */
-	batch = &n->rcu_batch[b];
-	list_for_each_entry_safe(slab, tmp, &batch->slabs, rcu_list[b])
-		done += slab_rcu_release(s, n, slab, b, &discard);
-	epoch = batch->epoch;
-	batch->nr = 0;
-	again = n->rcu_batch[n->rcu_open].nr;
-	if (again)
-		node_rcu_close_batch(n);
-	else
-		n->rcu_queued = false;
-	raw_spin_unlock_irqrestore(&n->lock, flags);
-	slabx_stat_inc(s, SLABX_NODE_LOCK);
-	slabx_slab_discard_list(s, &discard);
-	slabx_rcu_done(s, done);
-	if (again) {
-		slabx_stat_inc(s, SLABX_RCU_CALL);
-		call_rcu(&n->rcu, node_rcu_drain);
-	}
-	/* Last: a waiting destroy may free the cache once it is counted. */
-	slabx_rcu_put(s, epoch);
-}
-
-/* Add @obj to the node's open batch (n->lock held). */
-static void node_rcu_add(struct slabx_cache *s, struct slabx_node *n,
-			 struct slabx_slab *slab, unsigned int idx)
-{
-	unsigned int b = n->rcu_open;
-	struct slabx_rcu_batch *batch = &n->rcu_batch[b];
-
-	lockdep_assert_held(&n->lock);
-	if (!batch->nr++)
-		batch->epoch = slabx_rcu_open(s);
-	__set_bit(idx, slab_rcu_bitmap(s, slab, b));
-	if (!slab->rcu_nr[b]++)
-		list_add_tail(&slab->rcu_list[b], &batch->slabs);
-	/* Counted before the drain can see it: waiting never < 0. */
-	slabx_stat_inc(s, SLABX_FREE_RCU);
-}
-
-/**
- * slabx_slab_defer_rcu() - free an object after a grace period, in its slab
- * @s: the cache.
- * @slab: the slab of @obj.
- * @obj: the object, still in use by RCU readers.
- *
- * The object is marked in its slab's pending bitmap of the node's open
- * batch; every slab has the bitmaps, so this needs no memory: it is the
- * fallback of slabx_free_rcu() when no sheaf can take the object. Each
- * node has two batches and one RCU callback: a batch is closed when the
- * callback is queued for it and freed by it, so an object waits at most
- * about two grace periods, however busy the slab is.
- *
- * A %SLABX_DEBUG cache also refuses an object free in its slab already
- * (its grace period ended before this second free, or it was freed with
- * slabx_free()), as it refuses every double free.
- *
- * Context: any but NMI.
- * Return: false for an object already waiting or, in a %SLABX_DEBUG cache,
- * already free (a double free, reported). Under KASAN neither comes here:
- * slabx_kasan_free_ok() refused it first.
- */
-bool slabx_slab_defer_rcu(struct slabx_cache *s, struct slabx_slab *slab,
-			  void *obj)
-{
-	struct slabx_node *n = s->node[slab->nid];
-	bool queue = false, twice, free = false;
-	unsigned long flags;
-
-	raw_spin_lock_irqsave(&n->lock, flags);
-	twice = slabx_slab_rcu_pending(s, slab, obj);
-	if (!twice && (s->flags & SLABX_DEBUG))
-		free = slabx_slab_has_free(s, slab, obj);
-	if (!twice && !free) {
-		node_rcu_add(s, n, slab, slabx_obj_index(s, slab, obj));
-		if (!n->rcu_queued) {
-			node_rcu_close_batch(n);
-			queue = true;
-		}
-	}
-	raw_spin_unlock_irqrestore(&n->lock, flags);
-	slabx_stat_inc(s, SLABX_NODE_LOCK);
-
-	if (twice) {
-		slabx_stat_inc(s, SLABX_FREE_INVALID);
-		slabx_report(s, "slabx: %s: double slabx_free_rcu() of %p\n",
-			     s->name, obj);
-		return false;
-	}
-	if (free) {
-		slabx_double_free(s, obj, false);
-		return false;
-	}
-	if (queue) {
-		slabx_stat_inc(s, SLABX_RCU_CALL);
-		call_rcu(&n->rcu, node_rcu_drain);
-	}
-	return true;
 }

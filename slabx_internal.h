@@ -1254,20 +1254,25 @@ static inline bool slabx_reserve_double_free(struct slabx_cache *s, void *obj)
 	       slabx_reserve_refuses(s, obj);
 }
 
-/* rcu_free.c */
+/* slab_rcu.c */
 bool slabx_slab_defer_rcu(struct slabx_cache *s, struct slabx_slab *slab,
 			  void *obj);
-void slabx_rcu_wait(struct slabx_cache *s);
 bool slabx_slab_rcu_pending(struct slabx_cache *s, struct slabx_slab *slab,
 			    void *obj);
+
+/* rcu_free.c */
+void slabx_rcu_wait(struct slabx_cache *s);
 unsigned int slabx_rcu_open(struct slabx_cache *s);
 void slabx_rcu_put(struct slabx_cache *s, unsigned int epoch);
 void slabx_rcu_done(struct slabx_cache *s, unsigned long nr);
 void slabx_rcu_free_submit_pcs(struct slabx_cache *s,
 			       struct slabx_cpu_sheaves *pcs, int nid);
 void slabx_rcu_free_flush_cpu(struct slabx_cache *s, unsigned int cpu);
-void slabx_rcu_free_monitor_exit(void);
 int slabx_fault_injected_rcu_sheaf(void);
+
+/* rcu_monitor.c */
+void slabx_rcu_monitor_arm(void);
+void slabx_rcu_free_monitor_exit(void);
 
 /* objpool.c */
 struct seq_file;
