@@ -43,25 +43,6 @@ static void objects_hand_out(struct slabx_cache *s, gfp_t gfp, void **p,
 	}
 }
 
-/**
- * slabx_double_free() - report a double free, caught on a sheaf or a slab
- * @s: the cache.
- * @obj: the object, refused.
- * @in_sheaf: caught as the object last freed into this CPU's sheaves.
- *
- * Each of the two places reports its own first double free (slabx_report()).
- */
-void slabx_double_free(struct slabx_cache *s, void *obj, bool in_sheaf)
-{
-	slabx_stat_inc(s, SLABX_FREE_INVALID);
-	if (in_sheaf)
-		slabx_report(s, "slabx: %s: double free of %p, the last object freed on this CPU\n",
-			     s->name, obj);
-	else
-		slabx_report(s, "slabx: %s: double free of %p, already free in its slab\n",
-			     s->name, obj);
-}
-
 /*
  * An object straight from the slabs, when the sheaves had none: out of
  * line, so that the fast path keeps no local in memory (nor a stack

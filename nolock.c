@@ -310,7 +310,7 @@ void slabx_nolock_cache_init(struct slabx_cache *s)
 	 * thread that is parked while its CPU is offline, holding up every
 	 * deferred free of the cache and destroy's irq_work_sync(). The drain
 	 * may run in hard IRQ: slabx_free() neither allocates nor frees
-	 * memory there on RT (see slabx_may_free_pages()).
+	 * memory there on RT (see slab_may_free_pages() in slab.c).
 	 */
 	s->nolock_work = IRQ_WORK_INIT_HARD(nolock_work_fn);
 }

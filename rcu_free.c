@@ -39,8 +39,8 @@
  * opening a sheaf arms the monitor.
  *
  * Every rcu_free sheaf and fallback batch is counted in its cache's
- * rcu_inflight of the epoch in which it opened, until its objects are
- * free: slabx_rcu_barrier() waits for that cache's work only, never for
+ * rcu_inflight of the epoch in which it opened (slab_rcu.c), until its
+ * objects are free: slabx_rcu_barrier() waits for that cache's work only, never for
  * the RCU work of other caches, and not for work that opened after it
  * started.
  *
@@ -63,8 +63,6 @@
 /* The SLABX_TEST hooks defined or used here. */
 #include "tests/slabx_test_hooks.h"
 
-/* Woken whenever a cache's last RCU callback finishes. */
-static DECLARE_WAIT_QUEUE_HEAD(slabx_rcu_wq);
 /* Attempts to get an empty rcu_free sheaf left to fail (fault injection). */
 static atomic_t rcu_sheaf_fail = ATOMIC_INIT(0);
 
@@ -89,45 +87,6 @@ EXPORT_SYMBOL_NS_GPL(slabx_fault_inject_rcu_sheaf, SLABX_TEST);
 int slabx_fault_injected_rcu_sheaf(void)
 {
 	return atomic_read(&rcu_sheaf_fail);
-}
-
-/**
- * slabx_rcu_open() - count an rcu_free sheaf or fallback batch that opens
- * @s: the cache.
- *
- * Context: with preemption or IRQs off, so that slabx_rcu_barrier()'s
- * synchronize_rcu() waits for a caller that read the old epoch.
- * Return: the epoch parity it is counted in, for slabx_rcu_put().
- */
-unsigned int slabx_rcu_open(struct slabx_cache *s)
-{
-	unsigned int epoch = READ_ONCE(s->rcu_epoch) & 1;
-
-	atomic_inc(&s->rcu_inflight[epoch]);
-	return epoch;
-}
-
-/**
- * slabx_rcu_put() - count a sheaf or batch whose objects are free again
- * @s: the cache; not touched afterwards, since a waiting destroy may free
- *	it at once.
- * @epoch: what slabx_rcu_open() returned for it.
- */
-void slabx_rcu_put(struct slabx_cache *s, unsigned int epoch)
-{
-	if (atomic_dec_and_test(&s->rcu_inflight[epoch]))
-		wake_up_all(&slabx_rcu_wq);
-}
-
-/**
- * slabx_rcu_done() - count objects freed after their grace period
- * @s: the cache.
- * @nr: the objects.
- */
-void slabx_rcu_done(struct slabx_cache *s, unsigned long nr)
-{
-	slabx_stat_add(s, SLABX_FREE, nr);
-	slabx_stat_add(s, SLABX_FREE_RCU_DONE, nr);
 }
 
 /*
@@ -608,8 +567,7 @@ void slabx_rcu_wait(struct slabx_cache *s)
 	if (!slabx_cache_stat(s, SLABX_FREE_RCU))
 		return;
 	mutex_lock(&s->rcu_barrier_mutex);
-	old = s->rcu_epoch & 1;
-	WRITE_ONCE(s->rcu_epoch, s->rcu_epoch + 1);
+	old = slabx_rcu_epoch_next(s);
 	/* Their grace period runs alongside the one below. */
 	rcu_free_flush_all(s);
 	/*
@@ -634,11 +592,6 @@ void slabx_rcu_wait(struct slabx_cache *s)
 	 */
 	synchronize_rcu();
 	rcu_free_flush_all(s);
-	/*
-	 * Acquire, pairing with the callbacks' fully ordered decrement:
-	 * the sheaves they stored are seen after, by a barn's lockless
-	 * look at its counts too (slabx_barn_get_full()).
-	 */
-	wait_event(slabx_rcu_wq, !atomic_read_acquire(&s->rcu_inflight[old]));
+	slabx_rcu_epoch_wait(s, old);
 	mutex_unlock(&s->rcu_barrier_mutex);
 }

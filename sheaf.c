@@ -197,24 +197,6 @@ bool slabx_may_alloc_sheaf(void)
 }
 
 /**
- * slabx_may_free_pages() - whether this context may free pages at once
- *
- * On PREEMPT_RT the page allocator's locks sleep: a slab that becomes free
- * where preemption or IRQs are off goes back through the any-context page
- * path instead (see slab_discard()). Elsewhere pages may be freed in any
- * context but NMI, which slabx_free() is not called from; lockdep's
- * raw-lock nesting checks hold !RT kernels to RT's rule, so with them the
- * same contexts defer too.
- *
- * Return: true where __free_pages() is allowed.
- */
-bool slabx_may_free_pages(void)
-{
-	return preemptible() || (!IS_ENABLED(CONFIG_PREEMPT_RT) &&
-				 !IS_ENABLED(CONFIG_PROVE_RAW_LOCK_NESTING));
-}
-
-/**
  * slabx_sheaves_main_refill() - make this CPU's empty main sheaf non-empty
  * @s: a cache with sheaves.
  * @pcs: this CPU's sheaves, held (pcs_lock()).

@@ -301,6 +301,24 @@ static void slab_retire(struct slabx_cache *s, struct slabx_slab *slab)
 	slabx_stat_inc(s, SLABX_SLAB_DISCARD);
 }
 
+/**
+ * slab_may_free_pages() - whether this context may free pages at once
+ *
+ * On PREEMPT_RT the page allocator's locks sleep: a slab that becomes free
+ * where preemption or IRQs are off goes back through the any-context page
+ * path instead (see slab_discard()). Elsewhere pages may be freed in any
+ * context but NMI, which slabx_free() is not called from; lockdep's
+ * raw-lock nesting checks hold !RT kernels to RT's rule, so with them the
+ * same contexts defer too.
+ *
+ * Return: true where __free_pages() is allowed.
+ */
+static bool slab_may_free_pages(void)
+{
+	return preemptible() || (!IS_ENABLED(CONFIG_PREEMPT_RT) &&
+				 !IS_ENABLED(CONFIG_PROVE_RAW_LOCK_NESTING));
+}
+
 /*
  * The pages of a retired slab stop counting as slab memory and go back:
  * to the page allocator, or from any context (@nolock) through the nolock
@@ -327,7 +345,7 @@ static void slab_free_after_gp(struct rcu_head *head)
 {
 	struct slabx_slab *slab = container_of(head, struct slabx_slab, rcu);
 
-	slab_pages_free(slab, slab->order, !slabx_may_free_pages());
+	slab_pages_free(slab, slab->order, !slab_may_free_pages());
 }
 
 /*
@@ -343,7 +361,7 @@ static void slab_discard(struct slabx_cache *s, struct slabx_slab *slab)
 		call_rcu(&slab->rcu, slab_free_after_gp);
 		return;
 	}
-	slab_pages_free(slab, s->order, !slabx_may_free_pages());
+	slab_pages_free(slab, s->order, !slab_may_free_pages());
 }
 
 /*
@@ -511,6 +529,25 @@ bool slabx_slab_has_free(struct slabx_cache *s, struct slabx_slab *slab,
 		if (f == obj)
 			return true;
 	return false;
+}
+
+/**
+ * slabx_double_free() - report a double free, caught on a sheaf or a slab
+ * @s: the cache.
+ * @obj: the object, refused.
+ * @in_sheaf: caught as the object last freed into this CPU's sheaves.
+ *
+ * Each of the two places reports its own first double free (slabx_report()).
+ */
+void slabx_double_free(struct slabx_cache *s, void *obj, bool in_sheaf)
+{
+	slabx_stat_inc(s, SLABX_FREE_INVALID);
+	if (in_sheaf)
+		slabx_report(s, "slabx: %s: double free of %p, the last object freed on this CPU\n",
+			     s->name, obj);
+	else
+		slabx_report(s, "slabx: %s: double free of %p, already free in its slab\n",
+			     s->name, obj);
 }
 
 /*

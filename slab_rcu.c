@@ -1,15 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * slabx: objects waiting for a grace period in their own slab.
+ * slabx: a cache's waits for a grace period, at the slab layer.
  *
+ * The epoch counts: every rcu_free sheaf (rcu_free.c) and every batch
+ * below is counted in its cache's rcu_inflight of the epoch in which it
+ * opened (slabx_rcu_open()) until its objects are free again
+ * (slabx_rcu_put()); slabx_rcu_barrier() starts a new epoch and waits
+ * until the old one has nothing in flight.
+ *
+ * Objects waiting for a grace period in their own slab:
  * The fallback of slabx_free_rcu() (rcu_free.c) when no rcu_free sheaf can
  * take an object (no sheaf to be had, busy sheaves, an object of another
  * node, a cache without sheaves): every slab has one pending bit per
  * object and batch, so it needs no memory, never sleeps and loses nothing.
  * Each node has two batches of waiting objects and one RCU callback (see
- * slabx_slab_defer_rcu()). Every batch is counted in its cache's
- * rcu_inflight of the epoch in which it opened (slabx_rcu_open()), as the
- * rcu_free sheaves are, so that slabx_rcu_barrier() waits for it.
+ * slabx_slab_defer_rcu()).
  *
  * Lock order: slabx_node->lock (raw, a leaf), taken alone; call_rcu() is
  * called with no lock held.
@@ -18,8 +23,84 @@
 #include <linux/lockdep.h>
 #include <linux/rcupdate.h>
 #include <linux/spinlock.h>
+#include <linux/wait.h>
 
 #include "slabx_internal.h"
+
+/* Woken whenever a cache's last RCU callback finishes. */
+static DECLARE_WAIT_QUEUE_HEAD(slabx_rcu_wq);
+
+/**
+ * slabx_rcu_open() - count an rcu_free sheaf or fallback batch that opens
+ * @s: the cache.
+ *
+ * Context: with preemption or IRQs off, so that slabx_rcu_barrier()'s
+ * synchronize_rcu() waits for a caller that read the old epoch.
+ * Return: the epoch parity it is counted in, for slabx_rcu_put().
+ */
+unsigned int slabx_rcu_open(struct slabx_cache *s)
+{
+	unsigned int epoch = READ_ONCE(s->rcu_epoch) & 1;
+
+	atomic_inc(&s->rcu_inflight[epoch]);
+	return epoch;
+}
+
+/**
+ * slabx_rcu_put() - count a sheaf or batch whose objects are free again
+ * @s: the cache; not touched afterwards, since a waiting destroy may free
+ *	it at once.
+ * @epoch: what slabx_rcu_open() returned for it.
+ */
+void slabx_rcu_put(struct slabx_cache *s, unsigned int epoch)
+{
+	if (atomic_dec_and_test(&s->rcu_inflight[epoch]))
+		wake_up_all(&slabx_rcu_wq);
+}
+
+/**
+ * slabx_rcu_done() - count objects freed after their grace period
+ * @s: the cache.
+ * @nr: the objects.
+ */
+void slabx_rcu_done(struct slabx_cache *s, unsigned long nr)
+{
+	slabx_stat_add(s, SLABX_FREE, nr);
+	slabx_stat_add(s, SLABX_FREE_RCU_DONE, nr);
+}
+
+/**
+ * slabx_rcu_epoch_next() - start a new rcu epoch of a cache
+ * @s: the cache; its rcu_barrier_mutex held.
+ *
+ * Return: the parity of the epoch that ended, for slabx_rcu_epoch_wait().
+ */
+unsigned int slabx_rcu_epoch_next(struct slabx_cache *s)
+{
+	unsigned int old = s->rcu_epoch & 1;
+
+	lockdep_assert_held(&s->rcu_barrier_mutex);
+	WRITE_ONCE(s->rcu_epoch, s->rcu_epoch + 1);
+	return old;
+}
+
+/**
+ * slabx_rcu_epoch_wait() - wait until an ended epoch has nothing in flight
+ * @s: the cache; its rcu_barrier_mutex held.
+ * @old: what slabx_rcu_epoch_next() returned.
+ *
+ * Context: process context, may sleep.
+ */
+void slabx_rcu_epoch_wait(struct slabx_cache *s, unsigned int old)
+{
+	lockdep_assert_held(&s->rcu_barrier_mutex);
+	/*
+	 * Acquire, pairing with the callbacks' fully ordered decrement:
+	 * the sheaves they stored are seen after, by a barn's lockless
+	 * look at its counts too (slabx_barn_get_full()).
+	 */
+	wait_event(slabx_rcu_wq, !atomic_read_acquire(&s->rcu_inflight[old]));
+}
 
 /* The pending bitmap of batch @b of a slab. */
 static unsigned long *slab_rcu_bitmap(struct slabx_cache *s,

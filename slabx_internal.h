@@ -955,6 +955,7 @@ void *slabx_slab_trytake(struct slabx_cache *s, int nid);
 void *slabx_slab_trynew(struct slabx_cache *s, int nid);
 bool slabx_slab_tryput(struct slabx_cache *s, struct slabx_slab *slab,
 		       void *obj);
+void slabx_double_free(struct slabx_cache *s, void *obj, bool in_sheaf);
 
 /* The tracepoints, declared (slabx.c defines them). */
 #include "slabx_trace.h"
@@ -995,7 +996,6 @@ void slabx_sheaf_stash_empty(struct slabx_cache *s, struct slabx_barn *barn,
 #define SLABX_FREE_SHEAF_GFP	((GFP_NOWAIT & ~__GFP_KSWAPD_RECLAIM) | __GFP_NOWARN)
 
 bool slabx_may_alloc_sheaf(void);
-bool slabx_may_free_pages(void);
 unsigned int slabx_sheaf_default_capacity(unsigned int stride);
 int slabx_sheaves_init(struct slabx_cache *s);
 void slabx_sheaves_destroy(struct slabx_cache *s);
@@ -1071,9 +1071,6 @@ static __always_inline void slabx_sheaf_forget(struct slabx_sheaf *sheaf,
 		       (sheaf->size - size) * sizeof(void *));
 	sheaf->size = size;
 }
-
-/* alloc.c */
-void slabx_double_free(struct slabx_cache *s, void *obj, bool in_sheaf);
 
 /*
  * The per-CPU sheaves' primitives. Each exists once and makes no call, so
@@ -1255,6 +1252,11 @@ static inline bool slabx_reserve_double_free(struct slabx_cache *s, void *obj)
 }
 
 /* slab_rcu.c */
+unsigned int slabx_rcu_open(struct slabx_cache *s);
+void slabx_rcu_put(struct slabx_cache *s, unsigned int epoch);
+void slabx_rcu_done(struct slabx_cache *s, unsigned long nr);
+unsigned int slabx_rcu_epoch_next(struct slabx_cache *s);
+void slabx_rcu_epoch_wait(struct slabx_cache *s, unsigned int old);
 bool slabx_slab_defer_rcu(struct slabx_cache *s, struct slabx_slab *slab,
 			  void *obj);
 bool slabx_slab_rcu_pending(struct slabx_cache *s, struct slabx_slab *slab,
@@ -1262,9 +1264,6 @@ bool slabx_slab_rcu_pending(struct slabx_cache *s, struct slabx_slab *slab,
 
 /* rcu_free.c */
 void slabx_rcu_wait(struct slabx_cache *s);
-unsigned int slabx_rcu_open(struct slabx_cache *s);
-void slabx_rcu_put(struct slabx_cache *s, unsigned int epoch);
-void slabx_rcu_done(struct slabx_cache *s, unsigned long nr);
 void slabx_rcu_free_submit_pcs(struct slabx_cache *s,
 			       struct slabx_cpu_sheaves *pcs, int nid);
 void slabx_rcu_free_flush_cpu(struct slabx_cache *s, unsigned int cpu);

@@ -102,3 +102,21 @@ add_counts()
 	passed=$((passed + p))
 	failed=$((failed + q))
 }
+
+# slabx.ko built for Debian's stock 6.12, as users run it, for the checks
+# of its machine code and objects: prints the directory of its objects.
+stock_module_dir()
+{
+	local kdir log dir
+
+	read -r kdir _ < <("$SLABX_TOP/scripts/stock-kernel.sh" stock-6.12)
+	log=$(mktemp)
+	if ! dir=$(SLABX_OUT=$SLABX_OUT/fastpath KDIR=$kdir \
+		   "$SLABX_TOP/scripts/build-module.sh" 2> "$log"); then
+		cat "$log"
+		rm -f "$log"
+		return 1
+	fi
+	rm -f "$log"
+	echo "$dir"
+}

@@ -13,12 +13,8 @@ set -euo pipefail
 
 ko=${1:-}
 if [ -z "$ko" ]; then
-	read -r kdir _ < <("$SLABX_TOP/scripts/stock-kernel.sh" stock-6.12)
-	log=$(mktemp)
-	trap 'rm -f "$log"' EXIT
-	dir=$(SLABX_OUT=$SLABX_OUT/fastpath KDIR=$kdir \
-	      "$SLABX_TOP/scripts/build-module.sh" 2> "$log") ||
-		{ cat "$log"; echo "fastpath-check: build failed"; exit 1; }
+	dir=$(stock_module_dir) ||
+		{ echo "$dir"; echo "fastpath-check: build failed"; exit 1; }
 	ko=$dir/slabx.ko
 fi
 bad=0

@@ -5,6 +5,7 @@
 #   - checkpatch.pl --strict on every C source and header, tools/ included
 #   - kernel-doc on every C source and header
 #   - the fast path's rule on slabx.ko's machine code (fastpath-check.sh)
+#   - the layering of design.md on slabx.ko's objects (layers-check.sh)
 #   - shellcheck on every shell script
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
@@ -66,6 +67,9 @@ report "kernel-doc" "$log"
 
 "$SLABX_TOP/scripts/fastpath-check.sh" > "$log" 2>&1 || true
 report "fast path (no register saved, no call)" "$log"
+
+"$SLABX_TOP/scripts/layers-check.sh" > "$log" 2>&1 || true
+report "layers (no call up a layer)" "$log"
 
 # -x -P SCRIPTDIR: follow what a script sources from its own directory.
 # A sourced bash file (scripts/common.sh) has no #! line to say it is bash.
