@@ -16,7 +16,7 @@
 #include <linux/tracepoint.h>
 #include <trace/events/mmflags.h>
 
-#include "slabx_internal.h"
+#include "slabx_slab.h"
 
 #ifndef _SLABX_TRACE_PATH
 #define _SLABX_TRACE_PATH
