@@ -222,7 +222,7 @@ struct slabx_sheaf *slabx_barn_exchange_full(struct slabx_barn *barn,
  * and @capacity objects are left: fill the empty sheaf with the last
  * @capacity objects of @objects and store it as full. The copy under the
  * lock is bounded by @nr pointers, a large rcu_free sheaf's at most
- * (%SLABX_RCU_SHEAF_LARGE_BYTES).
+ * (SLABX_RCU_SHEAF_LARGE_BYTES in rcu_free.c).
  *
  * Return: the sheaves filled; their objects were the last of @objects.
  */

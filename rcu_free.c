@@ -63,6 +63,17 @@
 /* The SLABX_TEST hooks defined or used here. */
 #include "tests/slabx_test_hooks.h"
 
+/*
+ * A large rcu_free sheaf, what slabx_free_rcu() allocates when it finds no
+ * empty sheaf while the last full rcu_free sheaf of its CPU waits for its
+ * grace period (see the top of this file): at most
+ * SLABX_RCU_SHEAF_LARGE_BYTES, header included (506 pointers on 64-bit), and room for at most
+ * SLABX_RCU_SHEAF_LARGE_HOLD bytes of objects, so that one allocation and
+ * one call_rcu() serve up to about 500 frees.
+ */
+#define SLABX_RCU_SHEAF_LARGE_BYTES	4096
+#define SLABX_RCU_SHEAF_LARGE_HOLD	(64 * 1024)
+
 /* Attempts to get an empty rcu_free sheaf left to fail (fault injection). */
 static atomic_t rcu_sheaf_fail = ATOMIC_INIT(0);
 

@@ -44,17 +44,6 @@ struct slabx_sheaf;
  * open this long (see slabx_free_rcu()).
  */
 #define SLABX_RCU_FREE_MAX_AGE_MS	1000
-/*
- * A large rcu_free sheaf, what slabx_free_rcu() allocates when it finds no
- * empty sheaf while the last full rcu_free sheaf of its CPU waits for its
- * grace period (see rcu_free.c): at most SLABX_RCU_SHEAF_LARGE_BYTES,
- * header included (506 pointers on 64-bit), and room for at most
- * SLABX_RCU_SHEAF_LARGE_HOLD bytes of objects, so that one allocation and
- * one call_rcu() serve up to about 500 frees.
- */
-#define SLABX_RCU_SHEAF_LARGE_BYTES	4096
-#define SLABX_RCU_SHEAF_LARGE_HOLD	(64 * 1024)
-
 /* Align objects to the L1 cache line (at least). */
 #define SLABX_HWCACHE_ALIGN	0x1U
 /*
@@ -166,8 +155,8 @@ struct slabx_cache_args {
  * @SLABX_RCU_SHEAF_AGED: partial rcu_free sheaves queued by the age
  *	monitor, open for %SLABX_RCU_FREE_MAX_AGE_MS or more (last, so that
  *	the items before keep their values).
- * @SLABX_RCU_SHEAF_LARGE: large rcu_free sheaves allocated (see
- *	%SLABX_RCU_SHEAF_LARGE_BYTES), when slabx_free_rcu() found no empty
+ * @SLABX_RCU_SHEAF_LARGE: large rcu_free sheaves allocated (up to 506
+ *	objects, and up to 64 KiB of them), when slabx_free_rcu() found no empty
  *	sheaf while the last full rcu_free sheaf of its CPU waited for its
  *	grace period.
  * @SLABX_RCU_SHEAF_SPLIT: barn sheaves filled with the objects of large
