@@ -222,7 +222,17 @@ static noinline void cache_free_slab_hooked(struct slabx_cache *s, int nid,
 static noinline void cache_free_sheaves(struct slabx_cache *s,
 					struct slabx_slab *slab, void *obj)
 {
-	if (slab->nid != numa_mem_id()) {
+	/*
+	 * The head of its slab's free list is free already: a double free,
+	 * which the slab layer refuses, but only after the hook had cleared
+	 * its free pointer (init_on_free) if it came back there (busy
+	 * sheaves, a destroy, a migration). Check first, as the slab path
+	 * does.
+	 */
+	if (slab->nid != numa_mem_id() ||
+	    (IS_ENABLED(CONFIG_SLAB_FREELIST_HARDENED) &&
+	     /* Unlocked: a hint; the slab path checks under its lock. */
+	     unlikely(data_race(slab->freelist) == obj))) {
 		cache_free_slab(s, obj);
 		return;
 	}
