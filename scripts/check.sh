@@ -105,6 +105,13 @@ done
 [[ " $flavours " != *" um "* ]] ||
 	run_guest um debug1 "slabx.debug=1 init_on_alloc=1 init_on_free=1"
 
+# Once more under UML with sheaves and the kernel's init_on_alloc and
+# init_on_free on: every free then runs the checkers' hook (it clears the
+# object) before the sheaves take the object, the path that no other boot
+# without KASAN takes.
+[[ " $flavours " != *" um "* ]] ||
+	run_guest um init "init_on_alloc=1 init_on_free=1"
+
 # Debian's stock kernels (SLABX_DISTRO=0 leaves them out).
 if [ "${SLABX_DISTRO:-1}" != 0 ]; then
 	"$SLABX_TOP/scripts/check-distro.sh" || { echo "check: distro failed" >&2; fail=1; }

@@ -584,10 +584,52 @@ static void destroy_names_leaks_and_refuses_alloc(struct kunit *test)
 }
 
 /*
+ * A late free after a leaky destroy (its sheaves retired), twice: the
+ * second is refused by the slab, where the first put the object at the
+ * head of the free list, and must leave the object as it was. Under
+ * init_on_free (the um "init" boot) the checkers' hook clears an object:
+ * run before the slab's check, it cleared the free-list link, and a later
+ * allocation from that slab followed a garbage pointer. The warning of
+ * this call site was printed by naive_double_free_hardened() already.
+ */
+static void late_double_free_left_alone(struct kunit *test)
+{
+	struct slabx_cache *s = slabx_cache_create("misuse_naive_late", 64, NULL);
+	unsigned long link, after;
+	struct slabx_info info;
+	void *obj, *other;
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, s);
+	slabx_cache_info(s, &info);
+	obj = slabx_alloc(s, GFP_KERNEL);
+	other = slabx_alloc(s, GFP_KERNEL);
+	if (!info.sheaf_capacity || !obj || !other) {
+		/* debug=1: no sheaves, and every double free warns. */
+		slabx_free(s, obj);
+		slabx_free(s, other);
+		KUNIT_EXPECT_EQ(test, slabx_cache_destroy(s), 0);
+		return;
+	}
+	pr_info("slabx-expect: BEGIN %s: log: misuse_naive_late: object\n",
+		test->name);
+	KUNIT_EXPECT_EQ(test, slabx_cache_destroy(s), -EBUSY);
+	pr_info("slabx-expect: END %s\n", test->name);
+	slabx_free(s, obj);
+	link = READ_ONCE(*(unsigned long *)obj);
+	slabx_free(s, obj);
+	after = READ_ONCE(*(unsigned long *)obj);
+	KUNIT_EXPECT_EQ_MSG(test, after, link,
+			    "a refused double free changed the free object");
+	KUNIT_EXPECT_EQ(test, slabx_cache_stat(s, SLABX_FREE_INVALID), 1);
+	/* The last object: the destroyed cache is freed now. */
+	slabx_free(s, other);
+}
+
+/*
  * CONFIG_SLAB_FREELIST_HARDENED, where KASAN does not catch it first: the
  * naive double free (of the object freed last) of a cache without debug,
- * into a sheaf and into a slab, is refused. A plain cache warns once per
- * boot and call site: this case runs once per boot.
+ * into a sheaf and into a slab, and after a destroy, is refused. A plain
+ * cache warns once per boot and call site: this case runs once per boot.
  */
 static void naive_double_free_hardened(struct kunit *test)
 {
@@ -625,6 +667,8 @@ static void naive_double_free_hardened(struct kunit *test)
 	expect_report(test, &b, "warning: double free of");
 	KUNIT_EXPECT_EQ(test, slabx_cache_stat(t, SLABX_FREE_INVALID), 1);
 	KUNIT_EXPECT_EQ(test, objects_held(t), 0);
+
+	late_double_free_left_alone(test);
 }
 
 /* ---- a free of an object that waits for its grace period ----------------- */
