@@ -42,6 +42,9 @@ void slabx_free(struct slabx_cache *s, void *obj) __slabx_hot(free)
 void *slabx_kmalloc(size_t size, gfp_t gfp) __slabx_hot(kmalloc)
 	__aligned(PAGE_SIZE);
 void slabx_kfree(const void *ptr) __slabx_hot(kfree) __aligned(PAGE_SIZE);
+/* The first try of a reserved allocation (reserve.c), as hot. */
+void *slabx_alloc_try(struct slabx_cache *s, gfp_t gfp) __slabx_hot(alloc_try)
+	__aligned(PAGE_SIZE);
 
 /*
  * An internal cache flag, outside %SLABX_VALID_FLAGS: a size class of
@@ -233,9 +236,6 @@ static inline bool slabx_node_valid(int nid)
 extern struct mutex slabx_caches_mutex;
 extern struct list_head slabx_caches;
 extern const char * const slabx_stat_names[SLABX_NR_STATS];
-
-/* alloc.c: an allocation whose failure the caller handles */
-void *slabx_alloc_try(struct slabx_cache *s, gfp_t gfp);
 
 /* slabx.c: a size class of slabx_kmalloc(), listed like any cache */
 struct slabx_cache *slabx_cache_create_kmalloc(const char *name,

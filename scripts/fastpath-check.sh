@@ -4,8 +4,12 @@
 # slabx_free() save no register (no push: the sheaf pop and push need
 # only the caller-saved ones) and call nothing but ftrace's entry, the
 # preemption thunk (which saves what it uses) and the printk of a
-# WARN(). Checked on slabx.ko built for Debian's stock 6.12, as users
-# run it: the debug kernels' KASAN and lockdep add calls on purpose.
+# WARN(). And no timed entry point crosses a 4 KiB page (QEMU TCG runs
+# such code much slower, see __slabx_hot()): each section of
+# __slabx_hot() starts a page and fits in it, and the other entry points
+# that make bench times fit in a page of .text. Checked on slabx.ko built
+# for Debian's stock 6.12, as users run it: the debug kernels' KASAN and
+# lockdep add calls on purpose.
 # Usage: scripts/fastpath-check.sh [slabx.ko]   (default: build one)
 #   -> prints what breaks the rule; exits 1 if anything does.
 set -euo pipefail
@@ -41,4 +45,40 @@ for fn in alloc free; do
 		exit bad
 	}' || bad=1
 done
+
+# The hot sections: aligned to a page, none larger than one.
+readelf -S -W "$ko" | awk '
+	function hex(s,   i, n) {
+		n = 0; s = tolower(s)
+		for (i = 1; i <= length(s); i++)
+			n = n * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
+		return n
+	}
+	$2 ~ /^\.text\.slabx_hot\./ {
+		size = hex($6); align = $NF
+		if (align != 4096 || size > 4096) {
+			print $2 ": " size " bytes, aligned to " align \
+			      ": it must start a page and fit in it"
+			bad = 1
+		}
+	}
+	END { exit bad }' || bad=1
+# The timed entry points in .text, which the module loader places at the
+# start of a page: none crosses one.
+nm -S "$ko" | awk '
+	function hex(s,   i, n) {
+		n = 0; s = tolower(s)
+		for (i = 1; i <= length(s); i++)
+			n = n * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
+		return n
+	}
+	$4 ~ /^slabx_(alloc_reserved|free_reserved|free_rcu|alloc_bulk|free_bulk)$/ {
+		start = hex($1); end = start + hex($2) - 1
+		if (int(start / 4096) != int(end / 4096)) {
+			print $4 ": crosses a 4 KiB page of .text (" $1 ", " \
+			      hex($2) " bytes): give it __slabx_hot()"
+			bad = 1
+		}
+	}
+	END { exit bad }' || bad=1
 exit $bad
