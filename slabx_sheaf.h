@@ -175,9 +175,10 @@ static __always_inline void slabx_sheaf_forget(struct slabx_sheaf *sheaf,
  * The per-CPU sheaves' primitives. Each exists once and makes no call, so
  * that the fast paths built on them (sheaves_alloc(), sheaves_free()) make
  * none either: slabx_alloc() and slabx_free() then save no register on
- * entry. The checkers' hooks and tracepoints run outside the held section,
- * in the entry points (see slabx_free()); scripts/fastpath-check.sh (part
- * of make lint) checks the rule on slabx.ko built for Debian's 6.12.
+ * entry. The checkers' hooks run outside the held section, in the entry
+ * points (see slabx_free()), and the full paths trace from inside it
+ * (slabx_sheaves_free()); scripts/fastpath-check.sh (part of make lint)
+ * checks the rule on slabx.ko built for Debian's 6.12.
  */
 
 /*
