@@ -26,9 +26,14 @@
  * any context, NMI included.
  */
 #ifdef CONFIG_KASAN_GENERIC
+/* Read from the target kernel's mm/kasan/kasan.h by Kbuild. */
+#if !defined(SLABX_KASAN_SLAB_FREE) || !defined(SLABX_KASAN_SLAB_REDZONE) || \
+	!defined(SLABX_KASAN_PAGE_REDZONE)
+#error "KASAN kernel: KDIR must be a kernel tree with mm/kasan/kasan.h (see Kbuild)"
+#endif
 #define SLABX_KASAN_GRANULE	BIT(KASAN_SHADOW_SCALE_SHIFT)
-#define SLABX_KASAN_FREE	0xfb
-#define SLABX_KASAN_REDZONE	0xfc
+#define SLABX_KASAN_FREE	SLABX_KASAN_SLAB_FREE
+#define SLABX_KASAN_REDZONE	SLABX_KASAN_SLAB_REDZONE
 /* Redzone bytes at least, after every object (KASAN builds only). */
 #define SLABX_KASAN_MIN_REDZONE	16
 
@@ -92,7 +97,7 @@ static inline void slabx_kasan_poison_new(struct slabx_cache *s, void *obj)
  * decodes both as slab-out-of-bounds (the value is its
  * KASAN_PAGE_REDZONE), so a reader's overflow still reads as one.
  */
-#define SLABX_KASAN_RCU_WAIT	0xfe
+#define SLABX_KASAN_RCU_WAIT	SLABX_KASAN_PAGE_REDZONE
 
 static inline u8 *slabx_kasan_rcu_mark(struct slabx_cache *s, const void *obj)
 {
