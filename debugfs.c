@@ -23,7 +23,7 @@
  * resizing every CPU's sheaves would need all of them stopped at once.
  *
  * Lock order: slabx_caches_mutex -> slabx_node->lock (through
- * slabx_cache_info() and node_stats_show()); slabx_objpools_lock alone
+ * slabx_cache_info() and slabx_node_counts()); slabx_objpools_lock alone
  * (taken by slabx_objpools_show(), which lists each pool from slabx's own
  * memory of it, never from its head, which is the owner's).
  */
@@ -46,18 +46,13 @@ static void node_stats_show(struct seq_file *m, struct slabx_cache *s)
 	int nid;
 
 	for_each_node(nid) {
-		struct slabx_node *n = s->node[nid];
-		unsigned long flags, slabs, partial, empty, free;
+		struct slabx_node_counts c;
 
-		raw_spin_lock_irqsave(&n->lock, flags);
-		slabs = n->nr_slabs;
-		partial = n->nr_partial;
-		empty = n->nr_empty;
-		free = n->free_objs;
-		raw_spin_unlock_irqrestore(&n->lock, flags);
+		slabx_node_counts(s, nid, &c);
 		seq_printf(m, "node%d slabs=%lu partial=%lu empty=%lu objects=%lu inuse=%lu\n",
-			   nid, slabs, partial, empty, slabs * s->objs_per_slab,
-			   slabs * s->objs_per_slab - free);
+			   nid, c.slabs, c.partial, c.empty,
+			   c.slabs * s->objs_per_slab,
+			   c.slabs * s->objs_per_slab - c.free);
 	}
 	for_each_node(nid) {
 		unsigned int full, empty;

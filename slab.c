@@ -1036,6 +1036,26 @@ static void slab_report_inuse(struct slabx_cache *s, struct slabx_slab *slab,
 }
 
 /**
+ * slabx_node_counts() - one node's slab counts, as one consistent look
+ * @s: the cache.
+ * @nid: a possible node.
+ * @c: receives them.
+ */
+void slabx_node_counts(struct slabx_cache *s, int nid,
+		       struct slabx_node_counts *c)
+{
+	struct slabx_node *n = s->node[nid];
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&n->lock, flags);
+	c->slabs = n->nr_slabs;
+	c->partial = n->nr_partial;
+	c->empty = n->nr_empty;
+	c->free = n->free_objs;
+	raw_spin_unlock_irqrestore(&n->lock, flags);
+}
+
+/**
  * slabx_slabs_report_leaks() - name the first objects still allocated
  * @s: a cache being destroyed with objects leaked, its sheaves flushed.
  * @max: objects to name at most.

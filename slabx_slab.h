@@ -340,6 +340,16 @@ void slabx_nodes_free(struct slabx_cache *s);
 unsigned long slabx_slabs_release_empty(struct slabx_cache *s,
 					unsigned long *released);
 void slabx_slabs_report_leaks(struct slabx_cache *s, unsigned int max);
+/* What debugfs shows of a node's slabs. */
+struct slabx_node_counts {
+	unsigned long slabs;
+	unsigned long partial;
+	unsigned long empty;
+	unsigned long free;
+};
+
+void slabx_node_counts(struct slabx_cache *s, int nid,
+		       struct slabx_node_counts *c);
 void slabx_slab_account_exit(void);
 void slabx_node_put(struct slabx_cache *s, struct slabx_node *n,
 		    struct slabx_slab *slab, void *obj,
