@@ -43,18 +43,29 @@ static bool rcu_free_monitor_young;
  * slabx_rcu_monitor_arm() - run the age monitor in %SLABX_RCU_FREE_MAX_AGE_MS
  *
  * For an rcu_free sheaf just opened, its opening stored before the call.
- * A plain queue_delayed_work(): it queues the monitor, or finds it queued
- * and not yet started (the workqueue clears the pending bit before a run,
- * as it documents for a queue_work() that returns false): either way the
- * next run sees the sheaf, and arms itself again while it is young. While
- * the monitor is paused it is not queued; the resume that ends the last
- * pause runs it.
+ * Two races must not leave the sheaf open:
+ *
+ * - with a monitor queued and not yet started: queue_delayed_work()'s
+ *   test of the pending bit is fully ordered, and the workqueue clears the
+ *   bit with a full barrier before a run (set_work_pool_and_clear_pending()
+ *   says so), so either this call queues the monitor or that run sees the
+ *   sheaf (and arms itself again while it is young);
+ * - with the resume that ends the last pause: the smp_mb() below pairs with
+ *   the resume's fully ordered atomic_dec_if_positive(), so either this
+ *   call sees the pause ended and queues the monitor, or the run the
+ *   resume makes sees the sheaf.
+ *
+ * A call that saw a pause in force queues nothing; one that raced with the
+ * pause queues a run that returns at once. Either way the resume that ends
+ * the last pause runs the monitor.
  *
  * Context: any context slabx_free_rcu() allows; with the sheaves held or
  * no lock.
  */
 void slabx_rcu_monitor_arm(void)
 {
+	/* The sheaf, stored, before the pauses are read: see above. */
+	smp_mb();
 	if (!atomic_read(&rcu_free_monitor_pauses))
 		queue_delayed_work(system_unbound_wq, &rcu_free_monitor,
 				   msecs_to_jiffies(SLABX_RCU_FREE_MAX_AGE_MS));

@@ -15,7 +15,7 @@
  *         never two at once)
  * slabx_cache_destroy() takes slabx_caches_mutex without cpu_hotplug_lock
  * and waits for RCU and for slabx_wq work items with neither held. The
- * rcu_free age monitor (rcu_free.c) waits for slabx_wq work items with
+ * rcu_free age monitor (rcu_monitor.c) waits for slabx_wq work items with
  * both held; those take neither.
  *
  * No page is allocated or freed with a node lock or the per-CPU sheaves

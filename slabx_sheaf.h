@@ -57,7 +57,7 @@ struct slabx_sheaf {
  * @rcu_free: objects given to slabx_free_rcu() on this CPU, all of the
  *	CPU's node; NULL or not full (a full one is queued at once).
  * @rcu_free_opened: jiffies when @rcu_free took its first object; read by
- *	the age monitor on another CPU (rcu_free.c).
+ *	the age monitor on another CPU (rcu_monitor.c).
  * @rcu_full_gp: the grace period (get_state_synchronize_rcu()) that the
  *	last full rcu_free sheaf of this CPU waits for: until it ends, this
  *	CPU's frees outrun grace periods, and slabx_free_rcu() allocates
