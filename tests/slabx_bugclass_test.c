@@ -606,6 +606,14 @@ static void alloc_from_tracepoint_probe(struct kunit *test)
  * STORM_PROBE of them: a refill that cannot succeed, for sure.
  */
 #define STORM_UNTIL_NULL	4096
+/*
+ * Pages given back after the pinning, before the storm: its first
+ * operations make slabs from them (on one CPU the storm got no object at
+ * all without them, every page of the first refill pinned), then it runs
+ * out. A thread takes back what came back after its first STORM_PROBE
+ * operations, not before.
+ */
+#define STORM_ROOM	32
 /* Wait this long for a thread; beyond it, it is stuck (livelock). */
 #define STORM_TIMEOUT	(120 * HZ)
 /* The largest blocks pinned first: fewer calls to take most memory. */
@@ -680,6 +688,30 @@ static void pin_free_memory(struct pinned *pin)
 	for (order = PIN_MAX_ORDER; order >= 0; order--)
 		while ((page = alloc_pages(PIN_GFP, order)))
 			pinned_add(pin, page, order);
+}
+
+/* Free pinned blocks again, the last pinned first, @nr pages at least. */
+static void pinned_give_back(struct pinned *pin, unsigned long nr)
+{
+	struct page *page;
+	unsigned long flags;
+	unsigned int order = 0;
+
+	while (nr) {
+		spin_lock_irqsave(&pin->lock, flags);
+		page = list_first_entry_or_null(&pin->pages, struct page, lru);
+		if (page) {
+			list_del(&page->lru);
+			order = page_private(page);
+			pin->nr -= 1UL << order;
+		}
+		spin_unlock_irqrestore(&pin->lock, flags);
+		if (!page)
+			return;
+		set_page_private(page, 0);
+		__free_pages(page, order);
+		nr -= min_t(unsigned long, nr, 1UL << order);
+	}
 }
 
 /*
@@ -942,7 +974,7 @@ static int storm_fn(void *arg)
 	wait_for_completion(&st->go);
 	for (op = 0; op < STORM_OPS && !atomic_read(&st->stop); op++) {
 		r = prandom_u32_state(&t->rnd);
-		if (!(op % STORM_PROBE))
+		if (op % STORM_PROBE == STORM_PROBE - 1)
 			atomic_long_inc(pin_what_came_back(st->pin, st->order) ?
 					&st->pages_found : &st->pages_short);
 		switch (r % 8) {
@@ -1017,9 +1049,10 @@ static int storm_wait(struct storm_thread *t, int nr)
 /*
  * Issue 29, item 7: GFP_NOWAIT and GFP_ATOMIC callers while the page
  * allocator has nothing for them (every page a GFP_NOWAIT caller could get
- * pinned). One thread per CPU allocates with both (GFP_NOWAIT without
- * the __GFP_NOWARN that 6.18 put into it), in a task, with
- * softirqs off and (but on PREEMPT_RT) with hardirqs off, from a cache,
+ * pinned, but STORM_ROOM given back for the first slabs). One thread per
+ * CPU allocates with both (GFP_NOWAIT without the __GFP_NOWARN that 6.18
+ * put into it), in a task, with softirqs off and (but on PREEMPT_RT)
+ * with hardirqs off, from a cache,
  * in bulk and from a slabx_kmalloc() class, and frees. Refills that fail
  * must fail quietly (no allocation failure warning: the run's splat check
  * fails on one), promptly (every thread finishes its operations: no
@@ -1061,6 +1094,7 @@ static void nowait_storm_under_pressure(struct kunit *test)
 							pin), 0);
 	pin_free_memory(pin);
 	nr_pinned = pin->nr;
+	pinned_give_back(pin, STORM_ROOM);
 	complete_all(&st->go);
 	stuck = storm_wait(t, nr);
 	kunit_release_action(test, pinned_release, pin);
