@@ -46,14 +46,18 @@ for fn in alloc free; do
 	}' || bad=1
 done
 
-# The hot sections: aligned to a page, none larger than one.
-readelf -S -W "$ko" | awk '
+# mawk has no strtonum(): hex() reads the hex numbers of readelf and nm.
+hex_awk='
 	function hex(s,   i, n) {
 		n = 0; s = tolower(s)
 		for (i = 1; i <= length(s); i++)
 			n = n * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
 		return n
 	}
+'
+
+# The hot sections: aligned to a page, none larger than one.
+readelf -S -W "$ko" | awk "$hex_awk"'
 	$2 ~ /^\.text\.slabx_hot\./ {
 		size = hex($6); align = $NF
 		if (align != 4096 || size > 4096) {
@@ -65,13 +69,7 @@ readelf -S -W "$ko" | awk '
 	END { exit bad }' || bad=1
 # The timed entry points in .text, which the module loader places at the
 # start of a page: none crosses one.
-nm -S "$ko" | awk '
-	function hex(s,   i, n) {
-		n = 0; s = tolower(s)
-		for (i = 1; i <= length(s); i++)
-			n = n * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
-		return n
-	}
+nm -S "$ko" | awk "$hex_awk"'
 	$4 ~ /^slabx_(alloc_reserved|free_reserved|free_rcu|alloc_bulk|free_bulk)$/ {
 		start = hex($1); end = start + hex($2) - 1
 		if (int(start / 4096) != int(end / 4096)) {
