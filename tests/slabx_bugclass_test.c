@@ -36,8 +36,6 @@
 #include "../slabx.h"
 #include "slabx_kunit.h"
 
-MODULE_IMPORT_NS(SLABX_TEST);
-
 /* Longest array given to slabx_free_bulk(). */
 #define BULK_MAX	4096
 
@@ -1152,5 +1150,4 @@ static struct kunit_suite slabx_bugclass_suite = {
 
 kunit_test_suites(&slabx_bugclass_suite);
 
-MODULE_LICENSE("GPL");
-MODULE_DESCRIPTION("KUnit tests of bug classes mainline met with sheaves: mixed-node bulk frees, recursion, GFP_NOWAIT under pressure");
+MODULE_DESCRIPTION("KUnit tests of bug classes mainline met with sheaves");

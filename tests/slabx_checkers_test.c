@@ -21,8 +21,6 @@
 #include "slabx_kunit.h"
 #include "slabx_test_hooks.h"
 
-MODULE_IMPORT_NS(SLABX_TEST);
-
 /* Every byte of an object, a partial last granule included, and reuse. */
 static void correct_use_is_silent(struct kunit *test)
 {
@@ -283,5 +281,4 @@ static struct kunit_suite checkers_suite = {
 
 kunit_test_suites(&checkers_suite);
 
-MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("slabx: what KASAN and the hardening see");

@@ -23,8 +23,6 @@
 #include "slabx_kunit.h"
 #include "slabx_test_hooks.h"
 
-MODULE_IMPORT_NS(SLABX_TEST);
-
 /*
  * On PREEMPT_RT the any-context paths give nothing in NMI and hard IRQ
  * (they return NULL at once): what those contexts must get.
@@ -409,7 +407,6 @@ static struct kunit_suite slabx_kmalloc_suite = {
 	.test_cases = slabx_kmalloc_cases,
 };
 
-kunit_test_suite(slabx_kmalloc_suite);
+kunit_test_suites(&slabx_kmalloc_suite);
 
-MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("KUnit tests of slabx_kmalloc() and slabx_kfree()");

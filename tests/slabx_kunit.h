@@ -13,12 +13,20 @@
 #include <linux/cpumask.h>
 #include <linux/err.h>
 #include <linux/kthread.h>
+#include <linux/module.h>
 #include <linux/sched.h>
 #include <linux/sched/task.h>
 
 #include "../slabx.h"
 #include "../slabx_compat.h"
 #include "slabx_test_hooks.h"
+
+/*
+ * This header is included by each KUnit module of slabx, once: each is
+ * GPL and may call the test hooks of slabx_test_hooks.h.
+ */
+MODULE_LICENSE("GPL");
+MODULE_IMPORT_NS(SLABX_TEST);
 
 struct snap {
 	unsigned long v[SLABX_NR_STATS];

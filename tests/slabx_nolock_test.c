@@ -828,8 +828,6 @@ static struct kunit_suite slabx_nolock_suite = {
 	.test_cases = slabx_nolock_cases,
 };
 
-kunit_test_suite(slabx_nolock_suite);
+kunit_test_suites(&slabx_nolock_suite);
 
-MODULE_IMPORT_NS(SLABX_TEST);
-MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("KUnit tests of slabx's any-context page path");

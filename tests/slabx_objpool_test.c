@@ -1203,6 +1203,4 @@ static struct kunit_suite slabx_pool_cache_suite = {
 
 kunit_test_suites(&slabx_objpool_suite, &slabx_pool_cache_suite);
 
-MODULE_LICENSE("GPL");
-MODULE_IMPORT_NS(SLABX_TEST);
 MODULE_DESCRIPTION("KUnit tests of slabx's objpool and pool-mode caches");

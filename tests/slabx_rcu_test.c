@@ -1419,8 +1419,6 @@ static struct kunit_suite slabx_rcu_suite = {
 	.test_cases = slabx_rcu_cases,
 };
 
-kunit_test_suite(slabx_rcu_suite);
+kunit_test_suites(&slabx_rcu_suite);
 
-MODULE_IMPORT_NS(SLABX_TEST);
-MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("KUnit tests of slabx_free_rcu()");

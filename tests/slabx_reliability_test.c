@@ -428,8 +428,6 @@ static struct kunit_suite slabx_reliability_suite = {
 	.test_cases = slabx_reliability_cases,
 };
 
-kunit_test_suite(slabx_reliability_suite);
+kunit_test_suites(&slabx_reliability_suite);
 
-MODULE_IMPORT_NS(SLABX_TEST);
-MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("KUnit tests of slabx used from outside: races, misuse, memory failure");

@@ -31,8 +31,6 @@
 #include "slabx_kunit.h"
 #include "slabx_test_hooks.h"
 
-MODULE_IMPORT_NS(SLABX_TEST);
-
 struct bad_access {
 	void (*fn)(struct bad_access *b);
 	struct slabx_cache *s;
@@ -938,5 +936,4 @@ static struct kunit_suite lockdep_suite = {
 
 kunit_test_suites(&lockdep_suite, &misuse_suite, &kasan_suite);
 
-MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("slabx: KASAN reports and misuse warnings, expected");

@@ -21,8 +21,6 @@
 #include "slabx_kunit.h"
 #include "slabx_test_hooks.h"
 
-MODULE_IMPORT_NS(SLABX_TEST);
-
 static void unreserve_action(void *res)
 {
 	slabx_unreserve(res);
@@ -911,7 +909,6 @@ static struct kunit_suite slabx_reserve_suite = {
 	.test_cases = slabx_reserve_cases,
 };
 
-kunit_test_suite(slabx_reserve_suite);
+kunit_test_suites(&slabx_reserve_suite);
 
-MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("KUnit tests of slabx reservations and the mempool adapter");

@@ -22,8 +22,6 @@
 #include "slabx_kunit.h"
 #include "slabx_test_hooks.h"
 
-MODULE_IMPORT_NS(SLABX_TEST);
-
 /* The cache's free_invalid counter: frees refused as misuse. */
 static unsigned long invalid_of(struct slabx_cache *s)
 {
@@ -598,7 +596,6 @@ static struct kunit_suite review_suite = {
 	.test_cases = review_cases,
 };
 
-kunit_test_suite(review_suite);
+kunit_test_suites(&review_suite);
 
 MODULE_DESCRIPTION("slabx: adversarial review cases");
-MODULE_LICENSE("GPL");

@@ -597,6 +597,4 @@ static struct kunit_suite slabx_prefill_suite = {
 
 kunit_test_suites(&slabx_sheaf_suite, &slabx_prefill_suite);
 
-MODULE_IMPORT_NS(SLABX_TEST);
-MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("KUnit tests for slabx sheaves, barns and prefilled sheaves");

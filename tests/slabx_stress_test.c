@@ -515,7 +515,6 @@ static struct kunit_suite slabx_stress_suite = {
 	.test_cases = slabx_stress_cases,
 };
 
-kunit_test_suite(slabx_stress_suite);
+kunit_test_suites(&slabx_stress_suite);
 
-MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("KUnit multi-CPU stress of slabx");

@@ -454,5 +454,4 @@ static struct kunit_suite slabx_alloc_suite = {
 
 kunit_test_suites(&slabx_cache_suite, &slabx_alloc_suite);
 
-MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("KUnit tests for the slabx cache core");

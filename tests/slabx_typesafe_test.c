@@ -350,8 +350,6 @@ static struct kunit_suite slabx_typesafe_suite = {
 	.test_cases = slabx_typesafe_cases,
 };
 
-kunit_test_suite(slabx_typesafe_suite);
+kunit_test_suites(&slabx_typesafe_suite);
 
-MODULE_IMPORT_NS(SLABX_TEST);
-MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("KUnit tests of typesafe-by-RCU slabx caches");
