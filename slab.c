@@ -273,6 +273,23 @@ static struct slabx_slab *slab_new(struct slabx_cache *s, gfp_t gfp, int nid,
 	return slab_init(s, page);
 }
 
+/*
+ * A slab's block holds two references on its (head) page: the page
+ * allocator's and the slab's own, taken in slab_init(). Code that does
+ * not know slabx takes the block for a large kmalloc one: kfree() of an
+ * object of it puts the page (and takes the block off the node's slab
+ * memory). The slab's reference keeps that put from freeing a live slab;
+ * slab_retire() finds it missing. A block of order > 0 is a compound page
+ * (see slabx_pages_alloc()), so that the put meets the head page, and a
+ * hardened usercopy check bounds a copy to the block.
+ */
+#define SLAB_PAGE_REFS	2
+
+static struct page *slab_page(struct slabx_slab *slab)
+{
+	return virt_to_page(slabx_slab_base(slab));
+}
+
 /* Make a block of pages a slab of @s, with every object free. */
 static struct slabx_slab *slab_init(struct slabx_cache *s, struct page *page)
 {
@@ -289,16 +306,51 @@ static struct slabx_slab *slab_init(struct slabx_cache *s, struct page *page)
 	INIT_LIST_HEAD(&slab->rcu_list[1]);
 	bitmap_zero(slab->rcu_pending, 2 * s->rcu_bitmap_longs * BITS_PER_LONG);
 	slab_build_freelist(s, slab);
+	page_ref_inc(page);
 	slab_account(slab, s->order, 1);
 	slabx_stat_inc(s, SLABX_SLAB_NEW);
 	return slab;
 }
 
-/* A free slab leaves its cache: no longer a slab of it. */
-static void slab_retire(struct slabx_cache *s, struct slabx_slab *slab)
+/*
+ * Whether @slab's page still holds the slab's references; a reference
+ * missing is reported, with the cache's name, and counted in free_invalid.
+ * More references are no misuse: code that took one (get_page() of a
+ * page it sends, say) frees the block with its put.
+ */
+static bool slab_refs_intact(struct slabx_cache *s, struct slabx_slab *slab)
 {
+	int refs = page_ref_count(slab_page(slab));
+
+	if (likely(refs >= SLAB_PAGE_REFS))
+		return true;
+	slabx_stat_inc(s, SLABX_FREE_INVALID);
+	slabx_report(s,
+		     "slabx: %s: slab %p lost %d of its %d page references: an object of it given to kfree()?\n",
+		     s->name, slab, SLAB_PAGE_REFS - refs, SLAB_PAGE_REFS);
+	return false;
+}
+
+/*
+ * A free slab leaves its cache: no longer a slab of it. A reference that
+ * a kfree() put is taken again, and the slab memory that kfree() took off
+ * the node's count is counted again, so that the block goes back as any
+ * other. Return: false when a reference more is missing: the block was
+ * freed under the slab, and it is left alone.
+ */
+static bool slab_retire(struct slabx_cache *s, struct slabx_slab *slab)
+{
+	struct page *page = slab_page(slab);
+
 	slab->magic = 0;
 	slabx_stat_inc(s, SLABX_SLAB_DISCARD);
+	if (slab_refs_intact(s, slab))
+		return true;
+	if (page_ref_count(page) != SLAB_PAGE_REFS - 1)
+		return false;
+	page_ref_inc(page);
+	slab_account(slab, s->order, 1);
+	return true;
 }
 
 /**
@@ -328,8 +380,9 @@ static bool slab_may_free_pages(void)
 static void slab_pages_free(struct slabx_slab *slab, unsigned int order,
 			    bool nolock)
 {
-	struct page *page = virt_to_page(slabx_slab_base(slab));
+	struct page *page = slab_page(slab);
 
+	page_ref_dec(page);
 	slab_account(slab, order, -1);
 	if (!nolock) {
 		slabx_pages_free(page, order);
@@ -355,7 +408,8 @@ static void slab_free_after_gp(struct rcu_head *head)
  */
 static void slab_discard(struct slabx_cache *s, struct slabx_slab *slab)
 {
-	slab_retire(s, slab);
+	if (!slab_retire(s, slab))
+		return;
 	if (s->flags & SLABX_TYPESAFE_BY_RCU) {
 		slab->order = s->order;
 		call_rcu(&slab->rcu, slab_free_after_gp);
@@ -371,8 +425,8 @@ static void slab_discard(struct slabx_cache *s, struct slabx_slab *slab)
  */
 static void slab_discard_nolock(struct slabx_cache *s, struct slabx_slab *slab)
 {
-	slab_retire(s, slab);
-	slab_pages_free(slab, s->order, true);
+	if (slab_retire(s, slab))
+		slab_pages_free(slab, s->order, true);
 }
 
 /**
@@ -1062,7 +1116,8 @@ void slabx_node_counts(struct slabx_cache *s, int nid,
  *
  * As SLUB's "Objects remaining" report: one line per object, with its
  * slab and index, so that the leak can be found (kmemleak shows where it
- * was allocated).
+ * was allocated). A slab that lost a page reference is reported too: an
+ * object leaked that way went to kfree().
  *
  * Context: process context (it allocates a scratch bitmap; without one,
  * nothing is named).
@@ -1081,13 +1136,15 @@ void slabx_slabs_report_leaks(struct slabx_cache *s, unsigned int max)
 		unsigned long flags;
 
 		raw_spin_lock_irqsave(&n->lock, flags);
-		list_for_each_entry(slab, &n->partial, list)
+		list_for_each_entry(slab, &n->partial, list) {
+			slab_refs_intact(s, slab);
 			slab_report_inuse(s, slab, free, &left);
-		list_for_each_entry(slab, &n->full, list)
+		}
+		list_for_each_entry(slab, &n->full, list) {
+			slab_refs_intact(s, slab);
 			slab_report_inuse(s, slab, free, &left);
+		}
 		raw_spin_unlock_irqrestore(&n->lock, flags);
-		if (!left)
-			break;
 	}
 	bitmap_free(free);
 }

@@ -55,10 +55,13 @@ int slabx_fault_injected_pages(void)
 /*
  * Allocation bits that the provider decides on itself: pages are never
  * handed out zeroed here (objects are zeroed one by one when asked), and
- * slabs are never compound, so that every struct page field stays the
- * page allocator's.
+ * a block of order > 0 is always a compound page, as a large kmalloc()
+ * block is: code that takes a slab for one (kfree() or ksize() of an
+ * object, a hardened usercopy check) meets its head page and its order,
+ * never a tail page taken for a page of its own. slabx uses no field of
+ * the pages either way (a slab's header is in the block).
  */
-#define SLABX_PAGE_GFP_MASK	(~(__GFP_ZERO | __GFP_COMP))
+#define SLABX_PAGE_GFP_MASK	(~__GFP_ZERO)
 
 /**
  * slabx_pages_alloc() - get a 2^order block for a new slab
@@ -74,8 +77,8 @@ struct page *slabx_pages_alloc(int nid, gfp_t gfp, unsigned int order)
 
 	if (slabx_fault_hit(&slabx_pages_fail))
 		return NULL;
-	page = alloc_pages_node(nid, (gfp & SLABX_PAGE_GFP_MASK) | __GFP_NOWARN,
-				order);
+	page = alloc_pages_node(nid, (gfp & SLABX_PAGE_GFP_MASK) | __GFP_COMP |
+				__GFP_NOWARN, order);
 	if (page)
 		atomic_long_add(1UL << order, &slabx_pages_in_use);
 	return page;
@@ -262,11 +265,23 @@ static struct page *reserve_pop(int nid, unsigned int order)
 	return page;
 }
 
+/*
+ * Whether a block given back may be handed out again: nobody else holds
+ * it (a put of the slab that it was, say) and, of order > 0, it is a
+ * compound page as the slabs' blocks are. Any other goes to the page
+ * allocator (with the put of its last holder).
+ */
+static bool nolock_reusable(struct page *page, unsigned int order)
+{
+	return page_ref_count(page) == 1 && (!order || PageHead(page));
+}
+
 /* Keep a block in a reserve below its high watermark (r->lock held). */
 static bool reserve_keep(struct nolock_reserve *r, struct page *page,
 			 unsigned int order)
 {
-	if (r->nr[order] >= wmark(READ_ONCE(nolock_high), order))
+	if (r->nr[order] >= wmark(READ_ONCE(nolock_high), order) ||
+	    !nolock_reusable(page, order))
 		return false;
 	list_add(&page->lru, &r->blocks[order]);
 	r->nr[order]++;
@@ -339,8 +354,8 @@ static void free_pages_nolock(struct page *page, unsigned int order)
  *
  * Context: any context, NMI included (on PREEMPT_RT not in NMI or hard
  * IRQ, where it returns NULL).
- * Return: a zeroed block of 2^@order pages, for slabx_free_pages_nolock()
- * or __free_pages(); or NULL.
+ * Return: a zeroed block of 2^@order pages (a compound page when @order is
+ * above 0), for slabx_free_pages_nolock() or __free_pages(); or NULL.
  */
 struct page *slabx_try_alloc_pages(int nid, unsigned int order)
 {
@@ -380,7 +395,7 @@ EXPORT_SYMBOL_GPL(slabx_try_alloc_pages);
 /**
  * slabx_free_pages_nolock() - free pages from any context
  * @page: a block of 2^@order pages from slabx_try_alloc_pages() or the page
- *	allocator (not compound).
+ *	allocator (compound or not: only compound ones are handed out again).
  * @order: its order, any order the page allocator gives.
  *
  * Never fails and never spins: a block of an order the reserves keep (up
@@ -403,7 +418,7 @@ void slabx_free_pages_nolock(struct page *page, unsigned int order)
 		return;
 	}
 	nid = page_to_nid(page);
-	if (!order && nid == numa_mem_id()) {
+	if (!order && nid == numa_mem_id() && nolock_reusable(page, order)) {
 		local_irq_save(flags);
 		done = stash_push(page);
 		local_irq_restore(flags);
@@ -456,7 +471,7 @@ static void nolock_refill(int nid, unsigned int order)
 		struct page *page;
 
 		page = alloc_pages_node(nid, GFP_KERNEL | __GFP_THISNODE |
-					__GFP_NOWARN, order);
+					__GFP_COMP | __GFP_NOWARN, order);
 		if (!page)
 			break;
 		raw_spin_lock_irqsave(&r->lock, flags);

@@ -19,11 +19,13 @@
 #include <linux/completion.h>
 #include <linux/kthread.h>
 #include <linux/debug_locks.h>
+#include <linux/delay.h>
 #include <linux/spinlock.h>
 #include <linux/log2.h>
 #include <linux/mm.h>
 #include <linux/rcupdate.h>
 #include <linux/sizes.h>
+#include <linux/slab.h>
 #include <linux/sort.h>
 #include <linux/vmalloc.h>
 
@@ -851,6 +853,206 @@ static void free_bulk_after_free_rcu(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, objects_held(b.s), 0);
 }
 
+/* ---- the kernel's kfree(), kfree_rcu() and ksize() of a slabx object ---- */
+
+struct rcu_victim {
+	struct rcu_head rcu;
+	u8 data[2048 - sizeof(struct rcu_head)];
+};
+
+static void kernel_kfree(struct bad_access *b)
+{
+	kfree(b->obj);
+}
+
+static void kernel_ksize(struct bad_access *b)
+{
+	b->offset = ksize(b->obj);
+}
+
+/* References on the page of @obj's slab: on its head page. */
+static int slab_page_refs(const void *obj)
+{
+	return page_ref_count(virt_to_head_page(obj));
+}
+
+/*
+ * A debug cache (each report every time) of @size objects, whose slabs
+ * have an order above 0 or not, as @order_above_0 says.
+ */
+static struct slabx_cache *kfree_cache(struct kunit *test, const char *name,
+				       unsigned int size, bool order_above_0)
+{
+	struct slabx_cache_args args = { .flags = SLABX_DEBUG };
+	struct slabx_cache *s = cache_create(test, name, size, &args);
+	struct slabx_info info;
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, s);
+	slabx_cache_info(s, &info);
+	KUNIT_ASSERT_EQ(test, info.order > 0, order_above_0);
+	return s;
+}
+
+/*
+ * What the kernel reports when kfree() meets an object of a slab of order
+ * above 0 or not (@order_above_0): KASAN's invalid free (no object starts
+ * its block); at order 0 also the warning of a large kmalloc block of
+ * order 0, once per boot (this suite runs once per boot, and no other
+ * case frees an order-0 object so). NULL where it reports nothing.
+ */
+static const char *kfree_report(bool order_above_0)
+{
+	if (IS_ENABLED(CONFIG_KASAN_GENERIC))
+		return order_above_0 ? "kasan: invalid-free" :
+				       "kasan+warning: invalid-free";
+	return order_above_0 ? NULL : "warning: object pointer";
+}
+
+#define REFS_LOST	"warning: lost 1 of its 2 page references"
+
+/* The kernel's kfree() of @b->obj, a slabx object, in its report's window. */
+static void kfree_reported(struct kunit *test, struct bad_access *b,
+			   bool order_above_0)
+{
+	const char *report = kfree_report(order_above_0);
+
+	if (report)
+		expect_report(test, b, report);
+	else
+		kernel_kfree(b);
+}
+
+/* Objects of every slab of @s allocated, written, checked and freed. */
+static void cache_still_sound(struct kunit *test, struct slabx_cache *s,
+			      unsigned int size)
+{
+	enum { NR = 32 };
+	u8 *p[NR];
+	int i;
+
+	for (i = 0; i < NR; i++) {
+		p[i] = slabx_alloc(s, GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, p[i]);
+		KUNIT_EXPECT_EQ(test, slab_page_refs(p[i]), 2);
+		memset(p[i], i, size);
+	}
+	for (i = 0; i < NR; i++) {
+		KUNIT_EXPECT_EQ(test, p[i][0], i);
+		KUNIT_EXPECT_EQ(test, p[i][size - 1], i);
+		slabx_free(s, p[i]);
+	}
+	KUNIT_EXPECT_EQ(test, objects_held(s), 0);
+}
+
+/*
+ * kfree() of a slabx object, at order 0 and above: the kernel takes the
+ * slab for a large kmalloc block and puts its page, which the slab's own
+ * reference survives. The object given back the right way too, the slab
+ * goes back when the cache shrinks, where the lost reference is reported
+ * and counted; the cache works on.
+ */
+static void kfree_of_object_survived(struct kunit *test)
+{
+	static const unsigned int sizes[] = { 64, 2048 };
+	static const char *const names[] = { "misuse_kfree", "misuse_kfree2" };
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(sizes); i++) {
+		struct slabx_cache *s = kfree_cache(test, names[i], sizes[i], i);
+		struct bad_access b = { .fn = kernel_kfree, .s = s };
+		unsigned long invalid = slabx_cache_stat(s, SLABX_FREE_INVALID);
+
+		b.obj = slabx_alloc(s, GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, b.obj);
+		KUNIT_ASSERT_EQ(test, slab_page_refs(b.obj), 2);
+		kfree_reported(test, &b, i);
+		KUNIT_ASSERT_EQ(test, slab_page_refs(b.obj), 1);
+		pr_info("slabx-expect: BEGIN %s: " REFS_LOST "\n", test->name);
+		slabx_free(s, b.obj);
+		slabx_cache_shrink(s);
+		pr_info("slabx-expect: END %s\n", test->name);
+		KUNIT_EXPECT_EQ(test, slabx_cache_stat(s, SLABX_FREE_INVALID),
+				invalid + 1);
+		cache_still_sound(test, s, sizes[i]);
+	}
+}
+
+/*
+ * An object lost to kfree(), as a port that freed it so: the destroy that
+ * finds it leaked says that its slab lost a page reference. The slab
+ * stays, as every slab with a leaked object does.
+ */
+static void kfree_of_object_named_at_destroy(struct kunit *test)
+{
+	struct slabx_cache *s = kfree_cache(test, "misuse_kfree_leak", 2048,
+					    true);
+	struct bad_access b = { .fn = kernel_kfree, .s = s };
+
+	b.obj = slabx_alloc(s, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, b.obj);
+	kfree_reported(test, &b, true);
+	pr_info("slabx-expect: BEGIN %s: " REFS_LOST "\n", test->name);
+	KUNIT_EXPECT_EQ(test, cache_destroy(test, s), -EBUSY);
+	pr_info("slabx-expect: END %s\n", test->name);
+}
+
+/*
+ * kfree_rcu() of a slabx object: the same put, a grace period later, in
+ * the kernel's kfree_rcu() worker.
+ */
+static void kfree_rcu_of_object_survived(struct kunit *test)
+{
+	struct slabx_cache *s = kfree_cache(test, "misuse_kfree_rcu",
+					    sizeof(struct rcu_victim), true);
+	const char *report = kfree_report(true);
+	struct rcu_victim *v = slabx_alloc(s, GFP_KERNEL);
+	int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, v);
+	KUNIT_ASSERT_EQ(test, slab_page_refs(v), 2);
+	if (report)
+		pr_info("slabx-expect: BEGIN %s: %s\n", test->name, report);
+	kfree_rcu(v, rcu);
+	/* Bounded: a grace period and the batch's delay, under TCG. */
+	for (i = 0; i < 3000 && slab_page_refs(v) == 2; i++)
+		msleep(20);
+	if (report)
+		pr_info("slabx-expect: END %s\n", test->name);
+	KUNIT_ASSERT_EQ(test, slab_page_refs(v), 1);
+	pr_info("slabx-expect: BEGIN %s: " REFS_LOST "\n", test->name);
+	slabx_free(s, v);
+	slabx_cache_shrink(s);
+	pr_info("slabx-expect: END %s\n", test->name);
+	cache_still_sound(test, s, sizeof(*v));
+}
+
+/*
+ * ksize() of a slabx object, and of a slabx_kmalloc() one: the kernel
+ * takes neither for a block it knows, warns and returns 0 (no size that
+ * would let a caller write past the object).
+ */
+static void ksize_of_object_is_0(struct kunit *test)
+{
+	struct slabx_cache *s = kfree_cache(test, "misuse_ksize", 64, false);
+	struct bad_access b = { .fn = kernel_ksize };
+	void *obj = slabx_alloc(s, GFP_KERNEL);
+	void *kobj = slabx_kmalloc(100, GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, obj);
+	KUNIT_ASSERT_NOT_NULL(test, kobj);
+	b.obj = obj;
+	b.offset = 1;
+	expect_report(test, &b, "warning: ksize");
+	KUNIT_EXPECT_EQ(test, b.offset, 0);
+	b.obj = kobj;
+	b.offset = 1;
+	expect_report(test, &b, "warning: ksize");
+	KUNIT_EXPECT_EQ(test, b.offset, 0);
+	KUNIT_EXPECT_EQ(test, slab_page_refs(obj), 2);
+	slabx_free(s, obj);
+	slabx_kfree(kobj);
+}
+
 static struct kunit_case misuse_cases[] = {
 	KUNIT_CASE(naive_double_free_hardened),
 	KUNIT_CASE(free_of_foreign_pointer),
@@ -864,6 +1066,10 @@ static struct kunit_case misuse_cases[] = {
 	KUNIT_CASE(double_free_rcu_into_sheaf),
 	KUNIT_CASE(free_after_free_rcu),
 	KUNIT_CASE(free_bulk_after_free_rcu),
+	KUNIT_CASE(kfree_of_object_survived),
+	KUNIT_CASE(kfree_of_object_named_at_destroy),
+	KUNIT_CASE(kfree_rcu_of_object_survived),
+	KUNIT_CASE(ksize_of_object_is_0),
 	{}
 };
 

@@ -112,6 +112,26 @@ judge 1 "a window that never ends fails" \
 "[    5.000000] slabx-expect: BEGIN uaf: kasan: slab-use-after-free
 [    5.000002] BUG: KASAN: slab-use-after-free in reports_uaf+0x10/0x20"
 
+# Two kinds in one window: one header of each, and no more.
+judge 0 "a window of two kinds passes with both" \
+"[    5.000000] slabx-expect: BEGIN kf: kasan+warning: invalid-free
+[    5.000002] BUG: KASAN: invalid-free in kfree+0x10/0x20
+[    5.000003] Call Trace:
+[    5.000004] WARNING: CPU: 0 PID: 1 at mm/slub.c:1 kfree+0x0/0x1
+[    5.000005] Call Trace:
+[    5.000006] slabx-expect: END kf"
+judge 0 "a window of two kinds passes with one" \
+"[    5.000000] slabx-expect: BEGIN kf: kasan+warning: invalid-free
+[    5.000002] BUG: KASAN: invalid-free in kfree+0x10/0x20
+[    5.000003] Call Trace:
+[    5.000006] slabx-expect: END kf"
+judge 1 "a window of two kinds fails on a second of one" \
+"[    5.000000] slabx-expect: BEGIN kf: kasan+warning: invalid-free
+[    5.000002] BUG: KASAN: invalid-free in kfree+0x10/0x20
+[    5.000003] Call Trace:
+[    5.000004] BUG: KASAN: slab-use-after-free in other+0x0/0x1
+[    5.000006] slabx-expect: END kf"
+
 # lockdep's reports are "BUG:" lines, then its lock lists and one trace.
 judge 0 "an expected lockdep report passes" \
 "[    5.000000] slabx-expect: BEGIN nest: lockdep: Invalid wait context
