@@ -38,7 +38,7 @@ mod=$SLABX_OUT/mod-$name
 mkdir -p "$mod/tests"
 cd "$SLABX_TOP"
 # Copy only what changed, so Kbuild rebuilds only what it must.
-for f in Kbuild ./*.c ./*.h tests/Kbuild tests/*.c tests/*.h; do
+for f in Kbuild ./*.c ./*.h tests/Kbuild tests/*.c tests/*.h tests/*.sed; do
 	cmp -s "$f" "$mod/$f" || cp "$f" "$mod/$f"
 done
 make -s -C "$kdir" M="$mod" -j"$(nproc)" "$@" modules >&2

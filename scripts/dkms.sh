@@ -23,7 +23,7 @@ copy_sources()
 	mkdir -p "$src/tests"
 	cd "$SLABX_TOP"
 	cp dkms.conf Kbuild ./*.c ./*.h "$src/"
-	cp tests/Kbuild tests/*.c tests/*.h "$src/tests/"
+	cp tests/Kbuild tests/*.c tests/*.h tests/*.sed "$src/tests/"
 }
 
 # Whatever DKMS has of this version goes, even an entry whose sources
