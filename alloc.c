@@ -373,3 +373,45 @@ void slabx_free_bulk(struct slabx_cache *s, size_t nr, void **p)
 	rcu_read_unlock();
 }
 EXPORT_SYMBOL_GPL(slabx_free_bulk);
+
+/**
+ * slabx_check_copy() - check a copy between an object and user space
+ * @s: the object's cache.
+ * @ptr: where the copy starts, inside an object of @s.
+ * @n: bytes to copy.
+ * @to_user: true for a copy to user space, false for one from it (only
+ *	the report says which).
+ *
+ * The check %CONFIG_HARDENED_USERCOPY makes of a kmem_cache object, which
+ * the kernel cannot make of a slabx one (it checks a copy only against the
+ * whole block of a slab of order above 0): the copy must lie in the part
+ * of the object that the cache's @useroffset and @usersize allow (see
+ * &struct slabx_cache_args; slabx_kmalloc()'s caches allow their whole
+ * object). Call it before copy_to_user() or copy_from_user(), with the
+ * cache, as the kernel's check is made. Whether the object is allocated is
+ * not checked (KASAN checks the copy itself).
+ *
+ * Context: any context.
+ * Return: 0 when the copy is allowed (@n of 0 always is), -EFAULT when it
+ * is not: the copy is refused with a warning (each time for a
+ * %SLABX_DEBUG cache, once per boot otherwise).
+ */
+int slabx_check_copy(struct slabx_cache *s, const void *ptr,
+		     unsigned long n, bool to_user)
+{
+	long off;
+
+	if (!n)
+		return 0;
+	off = s->pool ? slabx_pool_cache_obj_offset(s, ptr) :
+			slabx_slab_obj_offset(s, ptr);
+	if (off >= s->useroffset && off - s->useroffset < s->usersize &&
+	    n <= s->usersize - (off - s->useroffset))
+		return 0;
+	slabx_report(s,
+		     "slabx: %s: usercopy %s user space refused: %lu bytes at %p (offset %ld in its object), outside bytes %u to %u\n",
+		     s->name, to_user ? "to" : "from", n, ptr, off,
+		     s->useroffset, s->useroffset + s->usersize);
+	return -EFAULT;
+}
+EXPORT_SYMBOL_GPL(slabx_check_copy);

@@ -168,6 +168,41 @@ void slabx_kfree(const void *ptr)
 EXPORT_SYMBOL_GPL(slabx_kfree);
 
 /**
+ * slabx_kmalloc_check_copy() - check a copy between slabx_kmalloc() memory
+ *	and user space
+ * @ptr: where the copy starts, inside memory from slabx_kmalloc().
+ * @n: bytes to copy.
+ * @to_user: true for a copy to user space, false for one from it.
+ *
+ * slabx_check_copy() for memory of slabx_kmalloc(), whose size class is
+ * found from @ptr: the copy must lie in the object of its class (the
+ * class's size, as the kernel checks a kmalloc() object, not the size
+ * asked for).
+ *
+ * Context: any context.
+ * Return: 0 when the copy is allowed, -EFAULT when it is not, @ptr
+ * included when it is not slabx_kmalloc() memory (refused with a warning).
+ */
+int slabx_kmalloc_check_copy(const void *ptr, unsigned long n, bool to_user)
+{
+	struct slabx_slab *slab;
+	struct slabx_cache *s;
+
+	if (!n)
+		return 0;
+	slab = slabx_ptr_to_slab(ptr, SLABX_KMALLOC_ORDER);
+	s = slab ? header_class(slab) : NULL;
+	if (!s) {
+		slabx_report(class_caches[0],
+			     "slabx: usercopy %s user space refused: %p is not slabx_kmalloc() memory\n",
+			     to_user ? "to" : "from", ptr);
+		return -EFAULT;
+	}
+	return slabx_check_copy(s, ptr, n, to_user);
+}
+EXPORT_SYMBOL_GPL(slabx_kmalloc_check_copy);
+
+/**
  * slabx_kmalloc_nolock() - allocate memory of a given size from any context
  * @size: bytes, up to %SLABX_KMALLOC_MAX_SIZE.
  * @gfp: 0 or %__GFP_ZERO (zeroes the memory); anything else is refused
@@ -275,9 +310,9 @@ int slabx_kmalloc_init(void)
 	for (i = 0; i < SLABX_KMALLOC_CLASSES; i++) {
 		snprintf(name, sizeof(name), "kmalloc-%u", class_sizes[i]);
 		s = slabx_cache_create_kmalloc(name, class_sizes[i]);
-		if (IS_ERR(s)) {
+		if (!s) {
 			slabx_kmalloc_exit();
-			return PTR_ERR(s);
+			return -ENOMEM;
 		}
 		class_caches[i] = s;
 	}

@@ -874,6 +874,24 @@ void slabx_pool_hand_out(struct slabx_cache *s, void *obj, gfp_t gfp)
 }
 
 /**
+ * slabx_pool_cache_obj_offset() - where in its object a pointer points
+ * @s: a pool-mode cache.
+ * @ptr: any pointer.
+ *
+ * Return: the offset of @ptr from the start of the pool object whose
+ * stride it is in, or -1 when it is in none.
+ */
+long slabx_pool_cache_obj_offset(struct slabx_cache *s, const void *ptr)
+{
+	const void *objs = s->pool->objs;
+	unsigned long off = ptr - objs;
+
+	if (ptr < objs || off >= (unsigned long)s->pool->nr_objs * s->stride)
+		return -1;
+	return off % s->stride;
+}
+
+/**
  * slabx_pool_cache_free() - free into a pool-mode cache
  * @s: the cache.
  * @obj: the object; a pointer that is not one of the pool's objects is

@@ -388,9 +388,9 @@ static bool reserve_args_ok(struct slabx_cache *s, unsigned int nr)
  * Objects of the reserve are of any node, as a mempool's are.
  *
  * Context: process context, may sleep.
- * Return: the reservation, or ERR_PTR(-EINVAL) (reported with pr_warn)
- * for a bad @nr, a pool-mode cache or a cache being destroyed, or
- * ERR_PTR(-ENOMEM), with nothing set aside.
+ * Return: the reservation; or NULL, with nothing set aside, as
+ * mempool_create() returns: for a bad @nr, a pool-mode cache or a cache
+ * being destroyed (each reported with a warning), or without memory.
  */
 struct slabx_reservation *slabx_reserve(struct slabx_cache *s,
 					unsigned int nr, gfp_t gfp)
@@ -403,15 +403,15 @@ struct slabx_reservation *slabx_reserve(struct slabx_cache *s,
 
 	might_sleep();
 	if (!reserve_args_ok(s, nr) || slabx_cache_dead(s, __func__))
-		return ERR_PTR(-EINVAL);
+		return NULL;
 	/*
 	 * Without a warning, as the sheaves and slabs below: a reservation
-	 * that cannot be had is -ENOMEM to the caller, who was told so.
+	 * that cannot be had is NULL to the caller, who was told so.
 	 */
 	res = slabx_meta_fail() ? NULL :
 	      kmalloc(sizeof(*res), gfp | __GFP_NOWARN);
 	if (!res)
-		return ERR_PTR(-ENOMEM);
+		return NULL;
 	res->cache = s;
 	res->nr = nr;
 	res->held = 0;
@@ -438,7 +438,7 @@ struct slabx_reservation *slabx_reserve(struct slabx_cache *s,
 	mutex_unlock(&r->mutex);
 	if (err) {
 		kfree(res);
-		return ERR_PTR(err);
+		return NULL;
 	}
 	return res;
 }

@@ -821,9 +821,10 @@ static struct slabx_sheaf *prefill_take_ready(struct slabx_cache *s,
  * back with slabx_return_sheaf().
  *
  * Context: any context that @gfp allows.
- * Return: a sheaf with at least @count objects, ERR_PTR(-EINVAL) for a bad
- * @count, a pool-mode cache or a cache being destroyed (each reported), or
- * ERR_PTR(-ENOMEM).
+ * Return: a sheaf with at least @count objects; or NULL, as
+ * kmem_cache_prefill_sheaf() returns: for a bad @count, a pool-mode cache
+ * or a cache being destroyed (each reported with a warning), or without
+ * memory.
  */
 struct slabx_sheaf *slabx_prefill_sheaf(struct slabx_cache *s, gfp_t gfp,
 					unsigned int count)
@@ -832,11 +833,11 @@ struct slabx_sheaf *slabx_prefill_sheaf(struct slabx_cache *s, gfp_t gfp,
 	unsigned int capacity;
 
 	if (!prefill_count_valid(s, count) || slabx_cache_dead(s, __func__))
-		return ERR_PTR(-EINVAL);
+		return NULL;
 	if (s->pool) {
 		pr_warn_ratelimited("slabx: %s: no prefilled sheaves in pool mode\n",
 				    s->name);
-		return ERR_PTR(-EINVAL);
+		return NULL;
 	}
 	if (count <= s->sheaf_capacity) {
 		sheaf = prefill_take_ready(s, count);
@@ -853,10 +854,10 @@ struct slabx_sheaf *slabx_prefill_sheaf(struct slabx_cache *s, gfp_t gfp,
 	}
 	sheaf = slabx_sheaf_new(s, capacity, gfp);
 	if (!sheaf)
-		return ERR_PTR(-ENOMEM);
+		return NULL;
 	if (sheaf_fill(s, gfp, sheaf, count, NUMA_NO_NODE)) {
 		slabx_sheaf_free(s, sheaf);
-		return ERR_PTR(-ENOMEM);
+		return NULL;
 	}
 	prefill_track(sheaf, 0, gfp);
 	return sheaf;

@@ -313,14 +313,20 @@ static struct slabx_slab *slab_init(struct slabx_cache *s, struct page *page)
 }
 
 /*
- * Whether @slab's page still holds the slab's references; a reference
- * missing is reported, with the cache's name, and counted in free_invalid.
- * More references are no misuse: code that took one (get_page() of a
- * page it sends, say) frees the block with its put.
+ * Whether @slab's page still holds the slab's references. A reference
+ * missing is reported, with the cache's name, and counted in free_invalid;
+ * one that a kfree() put is taken again, and the slab memory that kfree()
+ * took off the node's count is counted again, so that the slab is found
+ * whole next time and its block goes back as any other. More references
+ * are no misuse: code that took one (get_page() of a page it sends, say)
+ * frees the block with its put.
+ * Return: false when more than one is missing: the block was freed under
+ * the slab, and it must be left alone.
  */
-static bool slab_refs_intact(struct slabx_cache *s, struct slabx_slab *slab)
+static bool slab_refs_mend(struct slabx_cache *s, struct slabx_slab *slab)
 {
-	int refs = page_ref_count(slab_page(slab));
+	struct page *page = slab_page(slab);
+	int refs = page_ref_count(page);
 
 	if (likely(refs >= SLAB_PAGE_REFS))
 		return true;
@@ -328,29 +334,23 @@ static bool slab_refs_intact(struct slabx_cache *s, struct slabx_slab *slab)
 	slabx_report(s,
 		     "slabx: %s: slab %p lost %d of its %d page references: an object of it given to kfree()?\n",
 		     s->name, slab, SLAB_PAGE_REFS - refs, SLAB_PAGE_REFS);
-	return false;
-}
-
-/*
- * A free slab leaves its cache: no longer a slab of it. A reference that
- * a kfree() put is taken again, and the slab memory that kfree() took off
- * the node's count is counted again, so that the block goes back as any
- * other. Return: false when a reference more is missing: the block was
- * freed under the slab, and it is left alone.
- */
-static bool slab_retire(struct slabx_cache *s, struct slabx_slab *slab)
-{
-	struct page *page = slab_page(slab);
-
-	slab->magic = 0;
-	slabx_stat_inc(s, SLABX_SLAB_DISCARD);
-	if (slab_refs_intact(s, slab))
-		return true;
-	if (page_ref_count(page) != SLAB_PAGE_REFS - 1)
+	if (refs != SLAB_PAGE_REFS - 1)
 		return false;
 	page_ref_inc(page);
 	slab_account(slab, s->order, 1);
 	return true;
+}
+
+/*
+ * A free slab leaves its cache: no longer a slab of it.
+ * Return: false when its block was freed under it (see slab_refs_mend()):
+ * the block is left alone.
+ */
+static bool slab_retire(struct slabx_cache *s, struct slabx_slab *slab)
+{
+	slab->magic = 0;
+	slabx_stat_inc(s, SLABX_SLAB_DISCARD);
+	return slab_refs_mend(s, slab);
 }
 
 /**
@@ -1137,11 +1137,11 @@ void slabx_slabs_report_leaks(struct slabx_cache *s, unsigned int max)
 
 		raw_spin_lock_irqsave(&n->lock, flags);
 		list_for_each_entry(slab, &n->partial, list) {
-			slab_refs_intact(s, slab);
+			slab_refs_mend(s, slab);
 			slab_report_inuse(s, slab, free, &left);
 		}
 		list_for_each_entry(slab, &n->full, list) {
-			slab_refs_intact(s, slab);
+			slab_refs_mend(s, slab);
 			slab_report_inuse(s, slab, free, &left);
 		}
 		raw_spin_unlock_irqrestore(&n->lock, flags);

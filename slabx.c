@@ -347,46 +347,53 @@ static struct slabx_cache *cache_find(const char *name)
 	return NULL;
 }
 
-static int check_create_args(const char *name, unsigned int size,
-			     const struct slabx_cache_args *args)
+/* Whether slabx_cache_create()'s arguments are valid; each bad one warned of. */
+static bool create_args_ok(const char *name, unsigned int size,
+			   const struct slabx_cache_args *args)
 {
 	if (!name || !*name || strnlen(name, SLABX_NAME_MAX + 1) >
 	    SLABX_NAME_MAX || strchr(name, '/')) {
 		pr_warn("cache name missing, too long or with '/'\n");
-		return -EINVAL;
+		return false;
 	}
 	if (size < SLABX_MIN_SIZE || size > SLABX_MAX_SIZE) {
 		pr_warn("%s: object size %u outside %u..%u\n", name, size,
 			SLABX_MIN_SIZE, SLABX_MAX_SIZE);
-		return -EINVAL;
+		return false;
 	}
 	if (args->align && (!is_power_of_2(args->align) ||
 			    args->align > SLABX_MAX_ALIGN)) {
 		pr_warn("%s: alignment %u is not a power of two up to %u\n",
 			name, args->align, SLABX_MAX_ALIGN);
-		return -EINVAL;
+		return false;
 	}
 	if (args->flags & ~SLABX_VALID_FLAGS) {
 		pr_warn("%s: unknown flags %#x\n", name,
 			args->flags & ~SLABX_VALID_FLAGS);
-		return -EINVAL;
+		return false;
 	}
 	if (args->pool_objects && (args->flags & SLABX_TYPESAFE_BY_RCU)) {
 		pr_warn("%s: a pool-mode cache cannot be typesafe by RCU\n",
 			name);
-		return -EINVAL;
+		return false;
 	}
 	if (args->pool_objects > SLABX_OBJPOOL_NR_OBJECT_MAX) {
 		pr_warn("%s: pool of %u objects above %lu\n", name,
 			args->pool_objects, SLABX_OBJPOOL_NR_OBJECT_MAX);
-		return -EINVAL;
+		return false;
+	}
+	if (args->useroffset > size || args->usersize > size - args->useroffset ||
+	    (args->useroffset && !args->usersize)) {
+		pr_warn("%s: usercopy part %u+%u outside the object of %u bytes\n",
+			name, args->useroffset, args->usersize, size);
+		return false;
 	}
 	if (args->sheaf_capacity > SLABX_SHEAF_MAX_CAPACITY) {
 		pr_warn("%s: sheaf capacity %u above %u\n", name,
 			args->sheaf_capacity, SLABX_SHEAF_MAX_CAPACITY);
-		return -EINVAL;
+		return false;
 	}
-	return 0;
+	return true;
 }
 
 static struct slabx_cache *cache_new(const char *name, unsigned int size,
@@ -401,6 +408,8 @@ static struct slabx_cache *cache_new(const char *name, unsigned int size,
 		return NULL;
 	s->flags = args->flags | (debug ? SLABX_DEBUG : 0);
 	s->ctor = args->ctor;
+	s->useroffset = args->useroffset;
+	s->usersize = args->usersize;
 	mutex_init(&s->rcu_barrier_mutex);
 	slabx_nolock_cache_init(s);
 	slabx_cache_set_geometry(s, size, args->align);
@@ -428,17 +437,20 @@ static struct slabx_cache *cache_new(const char *name, unsigned int size,
 	return s;
 }
 
-/* List and show a new cache @s, unless its name is taken. */
+/*
+ * List and show a new cache @s, unless its name is taken.
+ * Return: @s, or NULL (@s freed) when it could not be.
+ */
 static struct slabx_cache *cache_register(struct slabx_cache *s)
 {
 	if (!s)
-		return ERR_PTR(-ENOMEM);
+		return NULL;
 	mutex_lock(&slabx_caches_mutex);
 	if (cache_find(s->name)) {
 		mutex_unlock(&slabx_caches_mutex);
 		pr_warn("cache %s already exists\n", s->name);
 		cache_free(s);
-		return ERR_PTR(-EEXIST);
+		return NULL;
 	}
 	list_add_tail(&s->list, &slabx_caches);
 	slabx_debugfs_add_cache(s);
@@ -457,22 +469,20 @@ static struct slabx_cache *cache_register(struct slabx_cache *s)
  * Every bad argument is reported with pr_warn.
  *
  * Context: process context, may sleep.
- * Return: the cache, or ERR_PTR(-EINVAL) for a bad name, size, alignment or
- * flag, ERR_PTR(-EEXIST) when a cache of that name exists, ERR_PTR(-ENOMEM).
+ * Return: the cache; or NULL, as kmem_cache_create() returns: for a bad
+ * name, size, alignment or flag, a name already taken (each reported with
+ * a warning), or without memory.
  */
 struct slabx_cache *slabx_cache_create(const char *name, unsigned int size,
 				       const struct slabx_cache_args *args)
 {
 	static const struct slabx_cache_args no_args;
-	int err;
 
 	might_sleep();
 	if (!args)
 		args = &no_args;
-	err = check_create_args(name, size, args);
-	if (err)
-		return ERR_PTR(err);
-
+	if (!create_args_ok(name, size, args))
+		return NULL;
 	return cache_register(cache_new(name, size, args));
 }
 EXPORT_SYMBOL_GPL(slabx_cache_create);
@@ -487,7 +497,7 @@ EXPORT_SYMBOL_GPL(slabx_cache_create);
  * of %SLABX_KMALLOC_ORDER (see slabx_cache_set_geometry()).
  *
  * Context: process context, may sleep.
- * Return: the cache, or an ERR_PTR() as slabx_cache_create() returns.
+ * Return: the cache, or NULL as slabx_cache_create() returns.
  */
 struct slabx_cache *slabx_cache_create_kmalloc(const char *name,
 					       unsigned int size)
@@ -495,6 +505,7 @@ struct slabx_cache *slabx_cache_create_kmalloc(const char *name,
 	struct slabx_cache_args args = {
 		.align = is_power_of_2(size) ? size : 0,
 		.flags = SLABX_KMALLOC_CLASS,
+		.usersize = size,
 	};
 
 	return cache_register(cache_new(name, size, &args));

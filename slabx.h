@@ -94,6 +94,12 @@ struct slabx_sheaf;
  *	in an objpool at creation and never allocates memory afterwards;
  *	slabx_alloc() returns NULL when all of them are out. Such a cache has
  *	no slabs and no sheaves.
+ * @useroffset: where the part of each object that may be copied to or
+ *	from user space starts, as kmem_cache_create_usercopy()'s: the part
+ *	slabx_check_copy() allows.
+ * @usersize: that part's size; 0 (the default) allows no copy, as for a
+ *	kmem_cache without one under %CONFIG_HARDENED_USERCOPY. The part
+ *	must lie in the object.
  */
 struct slabx_cache_args {
 	unsigned int align;
@@ -101,6 +107,8 @@ struct slabx_cache_args {
 	void (*ctor)(void *obj);
 	unsigned int sheaf_capacity;
 	unsigned int pool_objects;
+	unsigned int useroffset;
+	unsigned int usersize;
 };
 
 /**
@@ -300,6 +308,8 @@ void slabx_rcu_barrier(struct slabx_cache *s);
 
 void slabx_cache_shrink(struct slabx_cache *s);
 
+int slabx_check_copy(struct slabx_cache *s, const void *ptr,
+		     unsigned long n, bool to_user);
 struct slabx_sheaf *slabx_prefill_sheaf(struct slabx_cache *s, gfp_t gfp,
 					unsigned int count);
 void *slabx_alloc_from_sheaf(struct slabx_cache *s, gfp_t gfp,
@@ -315,6 +325,7 @@ void *slabx_alloc_nolock_node(struct slabx_cache *s, gfp_t gfp, int nid);
 void slabx_free_nolock(struct slabx_cache *s, void *obj);
 void *slabx_kmalloc(size_t size, gfp_t gfp);
 void slabx_kfree(const void *ptr);
+int slabx_kmalloc_check_copy(const void *ptr, unsigned long n, bool to_user);
 void *slabx_kmalloc_nolock(size_t size, gfp_t gfp, int node);
 void slabx_kfree_nolock(const void *ptr);
 

@@ -42,6 +42,8 @@ void slabx_free(struct slabx_cache *s, void *obj) __slabx_hot(free)
 void *slabx_kmalloc(size_t size, gfp_t gfp) __slabx_hot(kmalloc)
 	__aligned(PAGE_SIZE);
 void slabx_kfree(const void *ptr) __slabx_hot(kfree) __aligned(PAGE_SIZE);
+int slabx_alloc_bulk(struct slabx_cache *s, gfp_t gfp, size_t nr, void **p)
+	__slabx_hot(alloc_bulk) __aligned(PAGE_SIZE);
 /* The first try of a reserved allocation (reserve.c), as hot. */
 void *slabx_alloc_try(struct slabx_cache *s, gfp_t gfp) __slabx_hot(alloc_try)
 	__aligned(PAGE_SIZE);
@@ -130,6 +132,9 @@ struct slabx_stats {
  * @nolock_work: frees @nolock_deferred from a safe context.
  * @list: on slabx_caches (or slabx_zombies after a leaky destroy).
  * @debugfs: the cache's debugfs directory.
+ * @useroffset: start of the part of an object that may be copied to or
+ *	from user space (slabx_check_copy()).
+ * @usersize: that part's size.
  */
 struct slabx_cache {
 	const char *name;
@@ -167,6 +172,8 @@ struct slabx_cache {
 	struct irq_work nolock_work;
 	struct list_head list;
 	struct dentry *debugfs;
+	unsigned int useroffset;
+	unsigned int usersize;
 };
 
 static inline void slabx_stat_inc(struct slabx_cache *s,

@@ -320,6 +320,29 @@ slabx_obj_slab(struct slabx_cache *s, void *obj)
 	return slabx_slab_holds(s, slab, obj) ? slab : NULL;
 }
 
+/**
+ * slabx_slab_obj_offset() - where in its object a pointer into a slab points
+ * @s: a cache with slabs.
+ * @ptr: any pointer.
+ *
+ * Return: the offset of @ptr from the start of the object whose stride it
+ * is in (at or past the object size: in what follows the object), or -1
+ * when @ptr is in no object's stride of a slab of @s.
+ */
+static inline long slabx_slab_obj_offset(struct slabx_cache *s,
+					 const void *ptr)
+{
+	struct slabx_slab *slab = slabx_user_addr_to_slab(s, ptr);
+	unsigned long off;
+
+	if (!slab || !slabx_slab_header_ok(s, slab))
+		return -1;
+	off = (unsigned long)(ptr - slabx_slab_base(slab)) - s->first_offset;
+	if (off >= s->objs_span)
+		return -1;
+	return off - reciprocal_divide(off, s->stride_recip) * s->stride;
+}
+
 /*
  * After init_on_free cleared an object, its free pointer is all that is
  * left; it may reach past a tiny object, into poisoned bytes.

@@ -636,9 +636,7 @@ static void *destroy_create_kmem(unsigned int size)
 
 static void *destroy_create_slabx(unsigned int size)
 {
-	struct slabx_cache *s = slabx_cache_create("bench-destroy", size, NULL);
-
-	return IS_ERR(s) ? NULL : s;
+	return slabx_cache_create("bench-destroy", size, NULL);
 }
 
 static void kmem_free_rcu_one(void *cache, void *obj)
@@ -928,10 +926,8 @@ static int bench_reserve_memory(void *caches[2], unsigned int size)
 	for (i = 0; i < BENCH_POOLS; i++) {
 		pools[i] = mempool_create_slab_pool(BENCH_POOL_MIN, caches[0]);
 		res[i] = slabx_reserve(caches[1], BENCH_POOL_MIN, GFP_KERNEL);
-		if (!pools[i] || IS_ERR(res[i])) {
-			res[i] = NULL;
+		if (!pools[i] || !res[i])
 			goto out;
-		}
 		kbytes += mempool_bytes(pools[i], caches[0]);
 	}
 	slabx_cache_info(caches[1], &after);
@@ -963,7 +959,7 @@ static int bench_reserve(void *caches[2], unsigned int size)
 
 	pools[0] = mempool_create_slab_pool(BENCH_POOL_MIN, caches[0]);
 	pools[1] = slabx_reserve(caches[1], BENCH_POOL_MIN, GFP_KERNEL);
-	if (!pools[0] || IS_ERR(pools[1]))
+	if (!pools[0] || !pools[1])
 		goto out;
 	for (i = 0; i < ARRAY_SIZE(batches); i++) {
 		ret = bench_pattern(bench_reserve_rounds, pools, batches[i],
@@ -975,8 +971,7 @@ static int bench_reserve(void *caches[2], unsigned int size)
 	ret = bench_reserve_memory(caches, size);
 out:
 	mempool_destroy(pools[0]);
-	if (!IS_ERR(pools[1]))
-		slabx_unreserve(pools[1]);
+	slabx_unreserve(pools[1]);
 	return ret;
 }
 
@@ -1041,14 +1036,14 @@ static int bench_reserve_one(struct slabx_cache *s, unsigned int nr,
 
 	t = ktime_get_ns();
 	res = slabx_reserve(s, nr, GFP_KERNEL);
-	if (IS_ERR(res))
-		return PTR_ERR(res);
+	if (!res)
+		return -ENOMEM;
 	slabx_unreserve(res);
 	*fill = (ktime_get_ns() - t) / nr;
 
 	res = slabx_reserve(s, nr, GFP_KERNEL);
-	if (IS_ERR(res))
-		return PTR_ERR(res);
+	if (!res)
+		return -ENOMEM;
 	slabx_fault_inject_pages(-1);
 	drained = bench_drain(s);
 	*pair = bench_reserve_take_put(res);
@@ -1074,8 +1069,8 @@ static int bench_reserve_scaling(void)
 	int ret = 0;
 
 	s = slabx_cache_create("bench-reserve", 64, NULL);
-	if (IS_ERR(s))
-		return PTR_ERR(s);
+	if (!s)
+		return -ENOMEM;
 	for (i = 0; i <= last && !ret; i++) {
 		ret = bench_reserve_one(s, bench_reserve_sizes[i], &fill[i],
 					&pair[i]);
@@ -1344,8 +1339,8 @@ static int bench_nowait(unsigned int size)
 	if (!caches[0])
 		goto out;
 	caches[1] = slabx_cache_create("bench_nowait", size, NULL);
-	if (IS_ERR(caches[1])) {
-		ret = PTR_ERR(caches[1]);
+	if (!caches[1]) {
+		ret = -ENOMEM;
 		goto out_kmem;
 	}
 	/*
@@ -1390,9 +1385,9 @@ static int bench_size(unsigned int size)
 	if (!caches[0])
 		return -ENOMEM;
 	caches[1] = slabx_cache_create("bench", size, NULL);
-	if (IS_ERR(caches[1])) {
+	if (!caches[1]) {
 		kmem_cache_destroy(caches[0]);
-		return PTR_ERR(caches[1]);
+		return -ENOMEM;
 	}
 	for (i = 0; i < ARRAY_SIZE(bench_batches) && !ret; i++) {
 		ret = bench_pattern(bench_rounds, caches, bench_batches[i],
@@ -1511,8 +1506,8 @@ static int bench_nmi_rate(void)
 	int ret;
 
 	nmi_bench_cache = slabx_cache_create("bench_nmi", 64, NULL);
-	if (IS_ERR(nmi_bench_cache))
-		return PTR_ERR(nmi_bench_cache);
+	if (!nmi_bench_cache)
+		return -ENOMEM;
 	ret = register_nmi_handler(NMI_LOCAL, bench_nmi, 0, "slabx_bench");
 	if (ret)
 		goto out;

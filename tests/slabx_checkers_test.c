@@ -264,8 +264,47 @@ static void meminfo_counts_nolock_slab_pages(struct kunit *test)
 			  slabs * slab_pages);
 }
 
+/*
+ * slabx_check_copy() allows every copy inside an object's usercopy part,
+ * in a cache with slabs and in a pool-mode one; slabx_kmalloc_check_copy()
+ * the whole object of the size class. Refusals are in slabx_reports_test.c.
+ */
+static void usercopy_inside_part_allowed(struct kunit *test)
+{
+	static const unsigned int pools[] = { 0, 8 };
+	unsigned int i;
+	u8 *k;
+
+	for (i = 0; i < ARRAY_SIZE(pools); i++) {
+		struct slabx_cache_args args = {
+			.useroffset = 16, .usersize = 32,
+			.pool_objects = pools[i],
+		};
+		struct slabx_cache *s;
+		u8 *p;
+
+		s = cache_create(test, pools[i] ? "kunit-chk-ucopy-pool" :
+				 "kunit-chk-ucopy", 64, &args);
+		KUNIT_ASSERT_NOT_NULL(test, s);
+		p = slabx_alloc(s, GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, p);
+		KUNIT_EXPECT_EQ(test, slabx_check_copy(s, p + 16, 32, true), 0);
+		KUNIT_EXPECT_EQ(test, slabx_check_copy(s, p + 16, 1, false), 0);
+		KUNIT_EXPECT_EQ(test, slabx_check_copy(s, p + 47, 1, true), 0);
+		KUNIT_EXPECT_EQ(test, slabx_check_copy(s, p + 20, 28, false), 0);
+		KUNIT_EXPECT_EQ(test, slabx_check_copy(s, p, 0, true), 0);
+		slabx_free(s, p);
+	}
+	k = slabx_kmalloc(100, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, k);
+	KUNIT_EXPECT_EQ(test, slabx_kmalloc_check_copy(k, 128, true), 0);
+	KUNIT_EXPECT_EQ(test, slabx_kmalloc_check_copy(k + 127, 1, false), 0);
+	slabx_kfree(k);
+}
+
 static struct kunit_case checkers_cases[] = {
 	KUNIT_CASE(correct_use_is_silent),
+	KUNIT_CASE(usercopy_inside_part_allowed),
 	KUNIT_CASE(init_on_alloc_and_free),
 	KUNIT_CASE(freelist_order),
 	KUNIT_CASE(free_pointer_stored),

@@ -34,9 +34,9 @@ static int __init demo_init(void)
 	if (!demo_objs)
 		return -ENOMEM;
 	demo_cache = slabx_cache_create("demo", DEMO_SIZE, NULL);
-	if (IS_ERR(demo_cache)) {
+	if (!demo_cache) {
 		kvfree(demo_objs);
-		return PTR_ERR(demo_cache);
+		return -ENOMEM;
 	}
 	for (i = 0; i < nr_objects; i++)
 		demo_objs[i] = slabx_alloc(demo_cache, GFP_KERNEL);

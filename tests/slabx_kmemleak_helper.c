@@ -78,8 +78,8 @@ static int __init helper_init(void)
 	int ret;
 
 	cache = slabx_cache_create("kmemleak_helper", 96, NULL);
-	if (IS_ERR(cache))
-		return PTR_ERR(cache);
+	if (!cache)
+		return -ENOMEM;
 	ret = make_objects();
 	scrub_stack(40);
 	if (ret)

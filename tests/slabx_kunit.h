@@ -83,8 +83,8 @@ static inline struct slabx_cache *cache_create(struct kunit *test,
 	struct slabx_cache *s = slabx_cache_create(name, size, args);
 	int ret;
 
-	if (IS_ERR_OR_NULL(s))
-		return s;
+	if (!s)
+		return NULL;
 	ret = kunit_add_action_or_reset(test, cache_destroy_action, s);
 	KUNIT_ASSERT_EQ_MSG(test, ret, 0, "no cleanup for %s: destroyed", name);
 	return s;

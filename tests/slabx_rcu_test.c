@@ -412,7 +412,7 @@ static void park_empty_sheaves(struct kunit *test, struct slabx_cache *s,
 
 	for (i = 0; i < nr; i++) {
 		sheaf = slabx_prefill_sheaf(s, GFP_KERNEL, 4);
-		KUNIT_ASSERT_FALSE(test, IS_ERR(sheaf));
+		KUNIT_ASSERT_NOT_NULL(test, sheaf);
 		for (j = 0; j < 4; j++)
 			*p++ = slabx_alloc_from_sheaf(s, GFP_KERNEL, sheaf);
 		slabx_return_sheaf(s, GFP_KERNEL, sheaf);
@@ -524,9 +524,9 @@ static int free_rcu_then_destroy(const char *name, unsigned int flags,
 	if (!o)
 		return -ENOMEM;
 	s = slabx_cache_create(name, 8 + prandom_u32_state(rnd) % 500, &args);
-	if (IS_ERR(s)) {
+	if (!s) {
 		kfree(o);
-		return PTR_ERR(s);
+		return -ENOMEM;
 	}
 	for (n = 0; n < want; n++) {
 		o[n] = slabx_alloc(s, GFP_KERNEL);

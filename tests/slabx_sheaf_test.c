@@ -567,11 +567,10 @@ static void prefill_bad_counts(struct kunit *test)
 	struct slabx_cache *s = cache(test, "kunit-badcount", 64, 8);
 	struct slabx_sheaf *sheaf;
 
-	KUNIT_EXPECT_EQ(test, PTR_ERR(slabx_prefill_sheaf(s, GFP_KERNEL, 0)),
-			-EINVAL);
-	KUNIT_EXPECT_EQ(test, PTR_ERR(slabx_prefill_sheaf(s, GFP_KERNEL,
-							  SLABX_PREFILL_MAX + 1)),
-			-EINVAL);
+	/* NULL, as kmem_cache_prefill_sheaf() returns. */
+	KUNIT_EXPECT_NULL(test, slabx_prefill_sheaf(s, GFP_KERNEL, 0));
+	KUNIT_EXPECT_NULL(test, slabx_prefill_sheaf(s, GFP_KERNEL,
+						    SLABX_PREFILL_MAX + 1));
 	sheaf = slabx_prefill_sheaf(s, GFP_KERNEL, 2);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, sheaf);
 	KUNIT_EXPECT_EQ(test, slabx_refill_sheaf(s, GFP_KERNEL, &sheaf, 0),

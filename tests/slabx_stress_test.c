@@ -189,7 +189,7 @@ static void op_prefill(struct worker *w)
 	if (w->nr_held + want > STRESS_HELD)
 		return;
 	sheaf = slabx_prefill_sheaf(w->st->cache, GFP_KERNEL, want);
-	if (IS_ERR(sheaf)) {
+	if (!sheaf) {
 		atomic_inc(&w->st->errors);
 		return;
 	}

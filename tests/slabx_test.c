@@ -56,26 +56,24 @@ struct bad_create {
 	const char *name;
 	unsigned int size;
 	struct slabx_cache_args args;
-	long err;
 };
 
 static const struct bad_create bad_creates[] = {
-	{ "size 0", "kunit-bad", 0, {}, -EINVAL },
-	{ "size above max", "kunit-bad", SLABX_MAX_SIZE + 1, {}, -EINVAL },
-	{ "size 4G-1", "kunit-bad", UINT_MAX, {}, -EINVAL },
-	{ "align 3", "kunit-bad", 64, { .align = 3 }, -EINVAL },
-	{ "align 24", "kunit-bad", 64, { .align = 24 }, -EINVAL },
-	{ "align above max", "kunit-bad", 64, { .align = SLABX_MAX_ALIGN * 2 },
-	  -EINVAL },
-	{ "unknown flag", "kunit-bad", 64, { .flags = 0x80000000 }, -EINVAL },
+	{ "size 0", "kunit-bad", 0, {} },
+	{ "size above max", "kunit-bad", SLABX_MAX_SIZE + 1, {} },
+	{ "size 4G-1", "kunit-bad", UINT_MAX, {} },
+	{ "align 3", "kunit-bad", 64, { .align = 3 } },
+	{ "align 24", "kunit-bad", 64, { .align = 24 } },
+	{ "align above max", "kunit-bad", 64, { .align = SLABX_MAX_ALIGN * 2 } },
+	{ "unknown flag", "kunit-bad", 64, { .flags = 0x80000000 } },
 	{ "typesafe pool", "kunit-bad", 64,
-	  { .flags = SLABX_TYPESAFE_BY_RCU, .pool_objects = 16 }, -EINVAL },
-	{ "NULL name", NULL, 64, {}, -EINVAL },
-	{ "empty name", "", 64, {}, -EINVAL },
-	{ "name with slash", "kunit/bad", 64, {}, -EINVAL },
+	  { .flags = SLABX_TYPESAFE_BY_RCU, .pool_objects = 16 } },
+	{ "NULL name", NULL, 64, {} },
+	{ "empty name", "", 64, {} },
+	{ "name with slash", "kunit/bad", 64, {} },
 	{ "name too long",
 	  "kunit-0123456789012345678901234567890123456789012345678901234567",
-	  64, {}, -EINVAL },
+	  64, {} },
 };
 
 static void bad_create_desc(const struct bad_create *b, char *desc)
@@ -90,9 +88,9 @@ static void create_rejects_bad_argument(struct kunit *test)
 	const struct bad_create *b = test->param_value;
 	struct slabx_cache *s;
 
+	/* NULL, as kmem_cache_create() returns: a port's if (!s) holds. */
 	s = cache_create(test, b->name, b->size, &b->args);
-	KUNIT_ASSERT_TRUE(test, IS_ERR(s));
-	KUNIT_EXPECT_EQ(test, PTR_ERR(s), b->err);
+	KUNIT_EXPECT_NULL(test, s);
 }
 
 static void create_rejects_duplicate_name(struct kunit *test)
@@ -102,8 +100,7 @@ static void create_rejects_duplicate_name(struct kunit *test)
 	s = cache_create(test, "kunit-dup", 32, NULL);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, s);
 	dup = cache_create(test, "kunit-dup", 128, NULL);
-	KUNIT_EXPECT_TRUE(test, IS_ERR(dup));
-	KUNIT_EXPECT_EQ(test, PTR_ERR(dup), -EEXIST);
+	KUNIT_EXPECT_NULL(test, dup);
 	KUNIT_EXPECT_EQ(test, cache_destroy(test, s), 0);
 }
 
@@ -173,7 +170,7 @@ static void destroy_reports_leak(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, object_intact(objs[2], 200));
 	/* The name is usable again even though the old cache lingers. */
 	s2 = cache_create(test, "kunit-leak", 200, NULL);
-	KUNIT_EXPECT_FALSE(test, IS_ERR(s2));
+	KUNIT_EXPECT_NOT_NULL(test, s2);
 	KUNIT_EXPECT_EQ(test, cache_destroy(test, s2), 0);
 	/* Late frees of leaked objects are allowed and end the leak. */
 	slabx_free(s, objs[0]);

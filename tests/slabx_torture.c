@@ -1170,12 +1170,9 @@ static void op_prefill(struct torture *t, struct tort_worker *w)
 	if (count > t->capacity)
 		tc_inc(t, TP_PREFILL, TC_AUX2);
 	sheaf = slabx_prefill_sheaf(t->s, GFP_KERNEL, count);
-	if (IS_ERR(sheaf)) {
-		if (PTR_ERR(sheaf) == -ENOMEM)
-			tc_inc(t, TP_PREFILL, TC_MISS);
-		else
-			tort_bad(t, TP_PREFILL, "slabx_prefill_sheaf(%u) returned %ld\n",
-				 count, PTR_ERR(sheaf));
+	if (!sheaf) {
+		/* @count is valid: no memory. */
+		tc_inc(t, TP_PREFILL, TC_MISS);
 		return;
 	}
 	if (slabx_sheaf_size(sheaf) < count)
@@ -1392,10 +1389,8 @@ static int reserve_setup(struct torture *t)
 
 	for (i = 0; i < t->nr_workers; i++) {
 		t->workers[i].res = slabx_reserve(t->s, RES_SHARE, GFP_KERNEL);
-		if (IS_ERR(t->workers[i].res)) {
-			pr_err("slabx_reserve() failed: %ld\n",
-			       PTR_ERR(t->workers[i].res));
-			t->workers[i].res = NULL;
+		if (!t->workers[i].res) {
+			pr_err("slabx_reserve() failed\n");
 			return -ENOMEM;
 		}
 	}
@@ -2080,9 +2075,9 @@ static int cache_setup(struct torture *t)
 	if (ts)
 		args.flags |= SLABX_TYPESAFE_BY_RCU;
 	s = slabx_cache_create("slabx_torture", t->size, &args);
-	if (IS_ERR(s)) {
-		pr_err("slabx_cache_create() failed: %ld\n", PTR_ERR(s));
-		return PTR_ERR(s);
+	if (!s) {
+		pr_err("slabx_cache_create() failed\n");
+		return -ENOMEM;
 	}
 	t->s = s;
 	t->typesafe = ts;

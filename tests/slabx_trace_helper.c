@@ -80,13 +80,11 @@ static int __init helper_init(void)
 	rcu_cache = slabx_cache_create("trace_rcu", 64, &rcu_args);
 	nolock_cache = slabx_cache_create("trace_nolock", 64, NULL);
 	pool_cache = slabx_cache_create("trace_pool", 64, &pool_args);
-	if (IS_ERR(rcu_cache) || IS_ERR(nolock_cache) || IS_ERR(pool_cache)) {
-		if (!IS_ERR(rcu_cache))
-			slabx_cache_destroy(rcu_cache);
-		if (!IS_ERR(nolock_cache))
-			slabx_cache_destroy(nolock_cache);
-		if (!IS_ERR(pool_cache))
-			slabx_cache_destroy(pool_cache);
+	if (!rcu_cache || !nolock_cache || !pool_cache) {
+		/* slabx_cache_destroy(NULL) does nothing. */
+		slabx_cache_destroy(rcu_cache);
+		slabx_cache_destroy(nolock_cache);
+		slabx_cache_destroy(pool_cache);
 		return -ENOMEM;
 	}
 	rcu_work();

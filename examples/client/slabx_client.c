@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The smallest client of slabx: a cache, an object, and back. */
-#include <linux/err.h>
 #include <linux/module.h>
 #include <slabx.h>
 
@@ -11,8 +10,8 @@ static int __init client_init(void)
 	void *obj;
 
 	cache = slabx_cache_create("client", 128, NULL);
-	if (IS_ERR(cache))
-		return PTR_ERR(cache);
+	if (!cache)
+		return -ENOMEM;
 	obj = slabx_alloc(cache, GFP_KERNEL);
 	pr_info("slabx_client: allocated %p\n", obj);
 	slabx_free(cache, obj);
