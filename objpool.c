@@ -173,6 +173,7 @@
 #include <linux/cache.h>
 #include <linux/cpumask.h>
 #include <linux/irqflags.h>
+#include <linux/kmemleak.h>
 #include <linux/log2.h>
 #include <linux/mm.h>
 #include <linux/module.h>
@@ -415,9 +416,11 @@ static void pool_unregister(struct slabx_objpool_ring *r)
 	spin_unlock_irqrestore(&slabx_objpools_lock, flags);
 }
 
+static void objs_free(void *objs, size_t nr, size_t size);
+
 static void pool_free_memory(struct slabx_objpool_head *pool)
 {
-	kvfree(pool->objs);
+	objs_free(pool->objs, pool->nr_objs, pool->obj_size);
 	kvfree(pool->ring);
 	free_percpu(pool->local);
 	bitmap_free(pool->in_pool);
@@ -428,20 +431,85 @@ static void pool_free_memory(struct slabx_objpool_head *pool)
 }
 
 /*
- * The objects' area is page aligned: small areas are rounded up to a
- * power-of-two size of at least a page, which kmalloc() aligns naturally,
- * and larger ones come from the page allocator or vmalloc(). So objects
- * whose size is a multiple of an alignment up to PAGE_SIZE are aligned.
+ * The objects' area is page aligned, so objects whose size is a multiple
+ * of an alignment up to PAGE_SIZE are aligned: an area of up to two pages
+ * is a block of the page allocator (compound above order 0), larger ones
+ * come from kvmalloc(): a large kmalloc() block (compound pages too) or
+ * vmalloc().
+ *
+ * Neither is an area that a kfree() of one of its objects frees, a port's
+ * first mistake (kfree() takes such an object for a large kmalloc block):
+ * a small area is no kmalloc() object (which kfree() would free, or
+ * corrupt, the pointer being inside it), and every area of pages holds a
+ * reference of the pool's own, which kfree()'s put leaves standing; the
+ * loss is reported when the area goes back (objs_ref_mend()). A vmalloc()
+ * area has no such guard: kfree() of a pointer into it is the kernel's to
+ * catch.
  */
+#define OBJS_PAGES_MAX	(2 * PAGE_SIZE)
+
 static void *objs_alloc(size_t nr, size_t size, gfp_t gfp)
 {
 	size_t bytes = array_size(nr, size);
+	struct page *page;
+	void *objs;
 
 	if (bytes > INT_MAX)		/* kvmalloc()'s limit */
 		return NULL;
-	if (bytes < 2 * PAGE_SIZE)
-		bytes = roundup_pow_of_two(max_t(size_t, bytes, PAGE_SIZE));
-	return kvmalloc(bytes, gfp);
+	if (bytes <= OBJS_PAGES_MAX) {
+		page = alloc_pages(gfp | __GFP_COMP, get_order(bytes));
+		if (!page)
+			return NULL;
+		objs = page_address(page);
+		/* Scanned, as a kmalloc() area was: objects hold pointers. */
+		kmemleak_alloc(objs, page_size(page), 1, gfp);
+	} else {
+		objs = kvmalloc(bytes, gfp);
+		if (!objs || is_vmalloc_addr(objs))
+			return objs;
+	}
+	folio_get(virt_to_folio(objs));
+	return objs;
+}
+
+/*
+ * An area of pages that lost the pool's reference to a kfree() of one of
+ * its objects: reported, the reference taken again and the bytes kfree()
+ * took off the node's slab memory counted again, so that the area is
+ * found whole next time and goes back as any other.
+ */
+static void objs_ref_mend(void *objs)
+{
+	struct folio *folio;
+
+	if (is_vmalloc_addr(objs))
+		return;
+	folio = virt_to_folio(objs);
+	if (likely(folio_ref_count(folio) >= 2))
+		return;
+	WARN(1, "slabx: objpool area %p lost its page reference: an object of it given to kfree()?\n",
+	     objs);
+	folio_get(folio);
+	mod_node_page_state(folio_pgdat(folio), NR_SLAB_UNRECLAIMABLE_B,
+			    folio_size(folio));
+}
+
+static void objs_free(void *objs, size_t nr, size_t size)
+{
+	if (!objs)
+		return;
+	if (is_vmalloc_addr(objs)) {
+		vfree(objs);
+		return;
+	}
+	objs_ref_mend(objs);
+	folio_put(virt_to_folio(objs));
+	if (array_size(nr, size) > OBJS_PAGES_MAX) {
+		kvfree(objs);
+		return;
+	}
+	kmemleak_free(objs);
+	folio_put(virt_to_folio(objs));
 }
 
 /*
@@ -871,6 +939,25 @@ void slabx_pool_hand_out(struct slabx_cache *s, void *obj, gfp_t gfp)
 		slabx_kasan_unpoison(s, obj);
 	if (slabx_init_on_alloc(s, gfp))
 		memset(obj, 0, s->object_size);
+}
+
+/**
+ * slabx_pool_cache_report_leaks() - what a destroy with objects out sees
+ * @s: a pool-mode cache being destroyed with objects still allocated.
+ *
+ * An object lost to kfree() took the pool area's own reference: reported
+ * now, with the cache's name, and mended (see objs_ref_mend()).
+ */
+void slabx_pool_cache_report_leaks(struct slabx_cache *s)
+{
+	struct folio *folio;
+
+	if (is_vmalloc_addr(s->pool->objs))
+		return;
+	folio = virt_to_folio(s->pool->objs);
+	if (folio_ref_count(folio) < 2)
+		pr_err("%s: the pool's area lost its page reference\n", s->name);
+	objs_ref_mend(s->pool->objs);
 }
 
 /**

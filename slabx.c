@@ -598,6 +598,8 @@ static int cache_destroy(struct slabx_cache *s, bool kmalloc_class)
 		pr_err("cache %s destroyed with %lu objects still allocated; their slabs are kept\n",
 		       s->name, leaked);
 		slabx_slabs_report_leaks(s, SLABX_LEAKS_NAMED);
+		if (s->pool)
+			slabx_pool_cache_report_leaks(s);
 	}
 	/*
 	 * A zombie until the cache's own handle and every reservation's are

@@ -49,6 +49,7 @@ void *slabx_pool_cache_alloc(struct slabx_cache *s, gfp_t gfp);
 void slabx_pool_hand_out(struct slabx_cache *s, void *obj, gfp_t gfp);
 void slabx_pool_cache_free(struct slabx_cache *s, void *obj);
 long slabx_pool_cache_obj_offset(struct slabx_cache *s, const void *ptr);
+void slabx_pool_cache_report_leaks(struct slabx_cache *s);
 
 /* nolock.c */
 void slabx_nolock_cache_init(struct slabx_cache *s);

@@ -11,6 +11,7 @@
 #include <kunit/test.h>
 #include <linux/cpu.h>
 #include <linux/cpumask.h>
+#include <linux/delay.h>
 #include <linux/err.h>
 #include <linux/kthread.h>
 #include <linux/module.h>
@@ -268,6 +269,16 @@ static inline unsigned long objects_held(struct slabx_cache *s)
 	slabx_cache_shrink(s);
 	slabx_cache_info(s, &info);
 	return info.objects_inuse;
+}
+
+/* Wait (5 s at most) until the any-context path's deferred frees are done. */
+static inline void nolock_pages_drained(void)
+{
+	int i;
+
+	for (i = 0; i < 250 &&
+	     slabx_nolock_pages_stat(SLABX_NOLOCK_PAGES_DEFERRED_PENDING); i++)
+		msleep(20);
 }
 
 /* For sort(): pointers in address order. */

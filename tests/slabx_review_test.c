@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Adversarial review cases for the reserve rewrite (35653b5) and the
- * rcu_free KASAN mark (e4d5d55..2f7c331), through the public API only.
+ * Adversarial review cases for the reserve rewrite (35653b5), the
+ * rcu_free KASAN mark (e4d5d55..2f7c331) and compound slabs with a page
+ * reference of their own (17282be), through the public API and the
+ * kernel's own page calls.
  *
  * The last case, unreserve_during_destroy, races slabx_unreserve() of a
  * cache's last reservation with its slabx_cache_destroy(), which slabx.h
@@ -15,6 +17,7 @@
 #include <linux/hrtimer.h>
 #include <linux/jiffies.h>
 #include <linux/kthread.h>
+#include <linux/mm.h>
 #include <linux/random.h>
 #include <linux/slab.h>
 
@@ -577,6 +580,194 @@ static void unreserve_during_destroy(struct kunit *test)
 		   ok, busy);
 }
 
+/* ---- slab pages held by other code (review of 17282be) ------------------ */
+
+/* References on the page of @obj's slab: on its head page. */
+static int refs_of(const void *obj)
+{
+	return page_ref_count(virt_to_head_page(obj));
+}
+
+/* ---- correct use: a get_page() holder outlives the slab ---------------- */
+
+#define HELD	8
+
+/*
+ * A zero-copy style holder: get_page() on an object's page, the object
+ * freed, the cache destroyed (its slabs go back). The block must stay
+ * until the holder's put: exactly our reference left, contents readable.
+ * @size picks order 0 (64) or above (2048); @flags typesafe or not.
+ */
+/*
+ * HELD slabs' worth of objects of @s, filled, into @p (returned, @n of
+ * them); the page of the last object of each slab (a tail page where
+ * there is one) held by a get_page() into @pages.
+ */
+static void **held_setup(struct kunit *test, struct slabx_cache *s,
+			 unsigned int size, struct page **pages,
+			 unsigned int *n)
+{
+	unsigned int i, per = info_of(s).objs_per_slab;
+	void **p;
+
+	*n = HELD * per;
+	p = kunit_kcalloc(test, *n, sizeof(*p), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	for (i = 0; i < *n; i++) {
+		p[i] = slabx_alloc(s, GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, p[i]);
+		memset(p[i], 0x6b, size);
+	}
+	for (i = 0; i < HELD; i++) {
+		void *obj = p[i * per + per - 1];
+
+		pages[i] = virt_to_page(obj);
+		get_page(pages[i]);
+		KUNIT_EXPECT_GE(test, refs_of(obj), 3);
+	}
+	return p;
+}
+
+/*
+ * @s, whose objects were all freed, destroyed: each held block must be
+ * ours alone then (its slab gone back, not freed under us), until our put.
+ */
+static void held_release(struct kunit *test, struct slabx_cache *s,
+			 struct page **pages)
+{
+	unsigned int i;
+
+	KUNIT_EXPECT_EQ(test, invalid_of(s), 0UL);
+	KUNIT_EXPECT_EQ(test, cache_destroy(test, s), 0);
+	rcu_barrier();
+	nolock_pages_drained();
+	for (i = 0; i < HELD; i++) {
+		int refs = page_ref_count(compound_head(pages[i]));
+
+		KUNIT_EXPECT_EQ_MSG(test, refs, 1, "held block %u", i);
+		put_page(pages[i]);
+	}
+}
+
+static void held_pages_outlive_destroy_in(struct kunit *test,
+					  unsigned int size, unsigned int flags)
+{
+	struct slabx_cache_args args = { .flags = flags };
+	struct slabx_cache *s = cache_create(test, "review-held", size, &args);
+	struct page *pages[HELD];
+	void **p;
+	unsigned int i, n;
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, s);
+	p = held_setup(test, s, size, pages, &n);
+	for (i = 0; i < n; i++)
+		slabx_free(s, p[i]);
+	held_release(test, s, pages);
+}
+
+static void held_pages_outlive_destroy(struct kunit *test)
+{
+	held_pages_outlive_destroy_in(test, 64, 0);
+	held_pages_outlive_destroy_in(test, 2048, 0);
+	held_pages_outlive_destroy_in(test, 64, SLABX_TYPESAFE_BY_RCU);
+	held_pages_outlive_destroy_in(test, 2048, SLABX_TYPESAFE_BY_RCU);
+	held_pages_outlive_destroy_in(test, 2048, SLABX_NO_SHEAVES);
+}
+
+/*
+ * The same holder, the slabs going back from any context: objects freed
+ * with slabx_free_nolock() IRQs off, so that the slabs beyond the keep
+ * limit go through slab_discard_nolock() and slabx_free_pages_nolock()
+ * (stash, reserve or the deferred llist) with our reference on them.
+ */
+static void held_pages_outlive_nolock_discard_in(struct kunit *test,
+						 unsigned int size)
+{
+	struct slabx_cache_args args = { .flags = SLABX_NO_SHEAVES };
+	struct slabx_cache *s = cache_create(test, "review-held-nl", size,
+					     &args);
+	struct slabx_info info;
+	struct page *pages[HELD];
+	unsigned long flags, discards;
+	void **p;
+	unsigned int i, n;
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, s);
+	slabx_cache_info(s, &info);
+	p = held_setup(test, s, size, pages, &n);
+	discards = slabx_cache_stat(s, SLABX_SLAB_DISCARD);
+	for (i = 0; i < n; i++) {
+		local_irq_save(flags);
+		slabx_free_nolock(s, p[i]);
+		local_irq_restore(flags);
+	}
+	discards = slabx_cache_stat(s, SLABX_SLAB_DISCARD) - discards;
+	kunit_info(test, "size %u order %u: %lu slabs discarded by nolock frees\n",
+		   size, info.order, discards);
+	nolock_pages_drained();
+	/* The discarded ones: ours alone now; the kept ones: still slabs. */
+	for (i = 0; i < HELD; i++) {
+		int refs = page_ref_count(compound_head(pages[i]));
+
+		KUNIT_EXPECT_TRUE_MSG(test, refs == 1 || refs == 3,
+				      "held %u: %d refs", i, refs);
+	}
+	held_release(test, s, pages);
+}
+
+static void held_pages_outlive_nolock_discard(struct kunit *test)
+{
+	held_pages_outlive_nolock_discard_in(test, 64);
+	held_pages_outlive_nolock_discard_in(test, 2048);
+}
+
+/* ---- the any-context page path with foreign blocks --------------------- */
+
+/*
+ * Blocks from the page allocator given to slabx_free_pages_nolock():
+ * compound and not, held by someone else or not. A held one must not be
+ * handed out again by slabx_try_alloc_pages() while held.
+ */
+static void foreign_blocks_to_free_pages_nolock(struct kunit *test)
+{
+	static const struct { unsigned int order; gfp_t extra; bool hold; } b[] = {
+		{ 0, 0, false }, { 0, 0, true },
+		{ 1, 0, false }, { 2, __GFP_COMP, false }, { 2, __GFP_COMP, true },
+		{ 3, 0, false }, { 5, __GFP_COMP, false }, { 5, __GFP_COMP, true },
+	};
+	unsigned int i, j;
+
+	for (i = 0; i < ARRAY_SIZE(b); i++) {
+		struct page *page = alloc_pages(GFP_KERNEL | b[i].extra,
+						b[i].order);
+		unsigned long flags;
+
+		KUNIT_ASSERT_NOT_NULL(test, page);
+		memset(page_address(page), 0x3c, PAGE_SIZE << b[i].order);
+		if (b[i].hold)
+			get_page(page);
+		local_irq_save(flags);
+		slabx_free_pages_nolock(page, b[i].order);
+		local_irq_restore(flags);
+		if (!b[i].hold)
+			continue;
+		/* Take all the path gives at this order: never our block. */
+		for (j = 0; j < 300; j++) {
+			struct page *got = slabx_try_alloc_pages(NUMA_NO_NODE,
+								 b[i].order);
+
+			if (!got)
+				break;
+			KUNIT_EXPECT_PTR_NE(test, got, page);
+			__free_pages(got, b[i].order);
+		}
+		nolock_pages_drained();
+		KUNIT_EXPECT_EQ_MSG(test, page_ref_count(page), 1,
+				    "order %u", b[i].order);
+		put_page(page);
+	}
+}
+
 static struct kunit_case review_cases[] = {
 	KUNIT_CASE(irq_free_wakes_sleeper),
 	KUNIT_CASE(shares_hold_under_churn),
@@ -585,6 +776,9 @@ static struct kunit_case review_cases[] = {
 	KUNIT_CASE(free_reserved_after_free_rcu),
 	KUNIT_CASE(kmalloc_classes_free),
 	KUNIT_CASE(destroy_then_late_free_reserved),
+	KUNIT_CASE(held_pages_outlive_destroy),
+	KUNIT_CASE(held_pages_outlive_nolock_discard),
+	KUNIT_CASE(foreign_blocks_to_free_pages_nolock),
 	KUNIT_CASE(unreserve_during_destroy),
 	{}
 };
