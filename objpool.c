@@ -477,25 +477,29 @@ static void *objs_alloc(size_t nr, size_t size, gfp_t gfp)
  * its objects: reported, the reference taken again and the bytes kfree()
  * took off the node's slab memory counted again, so that the area is
  * found whole next time and goes back as any other.
+ * Return: whether the reference was lost.
  */
-static void objs_ref_mend(void *objs)
+static bool objs_ref_mend(void *objs)
 {
 	struct folio *folio;
 
 	if (is_vmalloc_addr(objs))
-		return;
+		return false;
 	folio = virt_to_folio(objs);
 	if (likely(folio_ref_count(folio) >= 2))
-		return;
+		return false;
 	WARN(1, "slabx: objpool area %p lost its page reference: an object of it given to kfree()?\n",
 	     objs);
 	folio_get(folio);
 	mod_node_page_state(folio_pgdat(folio), NR_SLAB_UNRECLAIMABLE_B,
 			    folio_size(folio));
+	return true;
 }
 
 static void objs_free(void *objs, size_t nr, size_t size)
 {
+	struct folio *folio;
+
 	if (!objs)
 		return;
 	if (is_vmalloc_addr(objs)) {
@@ -503,13 +507,14 @@ static void objs_free(void *objs, size_t nr, size_t size)
 		return;
 	}
 	objs_ref_mend(objs);
-	folio_put(virt_to_folio(objs));
+	folio = virt_to_folio(objs);
+	folio_put(folio);
 	if (array_size(nr, size) > OBJS_PAGES_MAX) {
 		kvfree(objs);
 		return;
 	}
 	kmemleak_free(objs);
-	folio_put(virt_to_folio(objs));
+	folio_put(folio);
 }
 
 /*
@@ -950,14 +955,8 @@ void slabx_pool_hand_out(struct slabx_cache *s, void *obj, gfp_t gfp)
  */
 void slabx_pool_cache_report_leaks(struct slabx_cache *s)
 {
-	struct folio *folio;
-
-	if (is_vmalloc_addr(s->pool->objs))
-		return;
-	folio = virt_to_folio(s->pool->objs);
-	if (folio_ref_count(folio) < 2)
+	if (objs_ref_mend(s->pool->objs))
 		pr_err("%s: the pool's area lost its page reference\n", s->name);
-	objs_ref_mend(s->pool->objs);
 }
 
 /**

@@ -14,6 +14,7 @@
 #include <linux/delay.h>
 #include <linux/err.h>
 #include <linux/kthread.h>
+#include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/sched.h>
 #include <linux/sched/task.h>
@@ -269,6 +270,12 @@ static inline unsigned long objects_held(struct slabx_cache *s)
 	slabx_cache_shrink(s);
 	slabx_cache_info(s, &info);
 	return info.objects_inuse;
+}
+
+/* References on the page of @obj's slab (or pool area): on its head page. */
+static inline int slab_page_refs(const void *obj)
+{
+	return page_ref_count(virt_to_head_page(obj));
 }
 
 /* Wait (5 s at most) until the any-context path's deferred frees are done. */

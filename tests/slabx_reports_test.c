@@ -870,12 +870,6 @@ static void kernel_ksize(struct bad_access *b)
 	b->offset = ksize(b->obj);
 }
 
-/* References on the page of @obj's slab: on its head page. */
-static int slab_page_refs(const void *obj)
-{
-	return page_ref_count(virt_to_head_page(obj));
-}
-
 /*
  * A debug cache (each report every time) of @size objects, whose slabs
  * have an order above 0 or not, as @order_above_0 says.

@@ -582,12 +582,6 @@ static void unreserve_during_destroy(struct kunit *test)
 
 /* ---- slab pages held by other code (review of 17282be) ------------------ */
 
-/* References on the page of @obj's slab: on its head page. */
-static int refs_of(const void *obj)
-{
-	return page_ref_count(virt_to_head_page(obj));
-}
-
 /* ---- correct use: a get_page() holder outlives the slab ---------------- */
 
 #define HELD	8
@@ -623,7 +617,7 @@ static void **held_setup(struct kunit *test, struct slabx_cache *s,
 
 		pages[i] = virt_to_page(obj);
 		get_page(pages[i]);
-		KUNIT_EXPECT_GE(test, refs_of(obj), 3);
+		KUNIT_EXPECT_GE(test, slab_page_refs(obj), 3);
 	}
 	return p;
 }
