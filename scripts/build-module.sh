@@ -33,6 +33,10 @@ else
 		{ echo "build-module: $kdir has no kernel release" >&2; exit 1; }
 	! grep -qs '^CONFIG_UML=y' "$kdir/.config" || set -- ARCH=um "$@"
 fi
+# The tests built from the kernel's own source (tests/Kbuild) find it here
+# when the build tree has none (a headers package).
+ksrc=$(kernel_src_of "$kdir")
+[ -z "$ksrc" ] || set -- SLABX_KERNEL_SRC="$ksrc" "$@"
 
 mod=$SLABX_OUT/mod-$name
 mkdir -p "$mod/tests"

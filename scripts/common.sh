@@ -39,16 +39,52 @@ src_dir()
 	echo "$SLABX_CACHE/src-$(src_version "$1")/linux-source-$1"
 }
 
+# Extract the kernel source of a series into the cache, once.
+src_extract()
+{
+	local src
+
+	src=$(src_dir "$1")
+	[ ! -f "$src/.slabx-extracted" ] || return 0
+	mkdir -p "$SLABX_CACHE"
+	(
+		flock 9
+		[ ! -f "$src/.slabx-extracted" ] || exit 0
+		echo "kernel: extracting $(src_version "$1") into $(dirname "$src")" >&2
+		rm -rf "$(dirname "$src")"
+		mkdir -p "$(dirname "$src")"
+		tar xJf "$(src_tarball "$1")" -C "$(dirname "$src")"
+		touch "$src/.slabx-extracted"
+	) 9> "$SLABX_CACHE/.lock-src-$1"
+}
+
+# The source tree of the kernel whose build tree is $1: the build tree's
+# own (a kernel built from source), else Debian's linux-source of the same
+# upstream version, extracted (a headers package has no fs/ or lib/);
+# nothing when this machine has neither.
+kernel_src_of()
+{
+	local release series
+
+	[ ! -f "$1/fs/open.c" ] || { echo "$1"; return 0; }
+	release=$(cat "$1/include/config/kernel.release" 2> /dev/null) || return 0
+	release=${release%%[!0-9.]*}
+	series=$(echo "$release" | cut -d. -f1,2)
+	[ "$(src_version "$series" 2> /dev/null | sed 's/[-~+].*//')" = "$release" ] ||
+		return 0
+	src_extract "$series" && src_dir "$series"
+}
+
 # Fragments, in merge order, for a flavour.
 flavour_fragments()
 {
 	local d=$SLABX_TOP/scripts/configs
 
 	case "$1" in
-	debug) echo "$d/common.config $d/x86.config $d/debug.config $d/nocb.config" ;;
+	debug) echo "$d/common.config $d/x86.config $d/debug.config $d/nocb.config $d/block.config" ;;
 	debug-6.1) echo "$d/common.config $d/x86.config $d/debug.config $d/linux-6.1.config" ;;
 	perf)  echo "$d/common.config $d/x86.config $d/perf.config" ;;
-	rt)    echo "$d/common.config $d/x86.config $d/debug.config $d/rt.config" ;;
+	rt)    echo "$d/common.config $d/x86.config $d/debug.config $d/rt.config $d/block.config" ;;
 	kcsan) echo "$d/common.config $d/x86.config $d/kcsan.config" ;;
 	um)    echo "$d/common.config $d/um.config" ;;
 	um-perf) echo "$d/common.config $d/um-perf.config" ;;

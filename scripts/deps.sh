@@ -5,7 +5,7 @@ set -euo pipefail
 
 pkgs=(linux-source-6.12 linux-source-6.1 qemu-system-x86 busybox-static
       sparse flex bison libelf-dev libssl-dev bc cpio xz-utils kmod python3
-      gcc make perl shellcheck dkms gnuplot-nox)
+      gcc make perl shellcheck dkms gnuplot-nox util-linux)
 missing=()
 for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||

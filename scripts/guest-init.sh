@@ -16,6 +16,9 @@ mount -t devtmpfs devtmpfs /dev
 mount -t debugfs debugfs /sys/kernel/debug
 # Where the kselftests find the modules (they are not installed here).
 export SLABX_MODULES=/modules
+# What they would make on a full system (a minix image: busybox has no
+# mkfs.minix).
+export SLABX_DATA=/data
 
 mode=check
 hostfs=

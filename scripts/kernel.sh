@@ -26,13 +26,7 @@ fi
 "$SLABX_TOP/scripts/deps.sh" >&2
 series=$(flavour_series "$flavour")
 src=$(src_dir "$series")
-if [ ! -f "$src/.slabx-extracted" ]; then
-	echo "kernel: extracting $(src_version "$series") into $(dirname "$src")" >&2
-	rm -rf "$(dirname "$src")"
-	mkdir -p "$(dirname "$src")"
-	tar xJf "$(src_tarball "$series")" -C "$(dirname "$src")"
-	touch "$src/.slabx-extracted"
-fi
+src_extract "$series"
 
 # >>> um only: left out of the x86 flavours' cache key (common.sh)
 # UML saves a process's FPU state with ptrace in a buffer of 2696 bytes,

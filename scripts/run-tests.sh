@@ -49,7 +49,7 @@ limit=${SLABX_TIMEOUT:-900}
 
 case "$flavour" in
 stock-*)
-	read -r kdir image < <("$SLABX_TOP/scripts/stock-kernel.sh" "$flavour")
+	read -r kdir image kmods < <("$SLABX_TOP/scripts/stock-kernel.sh" "$flavour")
 	[ -n "$image" ] || exit 1
 	# A distribution kernel has no KUnit, and may lack what a
 	# kselftest needs (kmemleak): a skip is a skip there.
@@ -58,6 +58,7 @@ stock-*)
 *)
 	kdir=$("$SLABX_TOP/scripts/kernel.sh" "$flavour")
 	image=$kdir/arch/x86/boot/bzImage
+	kmods=$kdir
 	[ "$(flavour_arch "$flavour")" != um ] || image=$kdir/linux
 	cmdline=${SLABX_CMDLINE:-}
 	;;
@@ -80,7 +81,7 @@ make_initramfs()
 
 	sel=$(src_dir "$TOOLS_SERIES")/tools/testing/selftests
 
-	mkdir -p "$root"/{bin,dev,proc,sys,tmp,modules/tests} \
+	mkdir -p "$root"/{bin,dev,proc,sys,tmp,data,modules/tests,modules/kernel} \
 		"$root"/selftests/{kselftest,slabx}
 	cp /bin/busybox "$root/bin/"
 	ln -s busybox "$root/bin/sh"
@@ -94,6 +95,21 @@ make_initramfs()
 	*) cp "$ko" "$root/modules/slabx.ko" ;;
 	esac
 	cp "$mod"/tests/*.ko "$root/modules/tests/"
+	# The kernel's own modules that slabx_minix.sh loads, where the
+	# kernel has them as modules: the loop device, the minix file system.
+	for ko in drivers/block/loop fs/minix/minix; do
+		if [ -f "$kmods/$ko.ko" ]; then
+			cp "$kmods/$ko.ko" "$root/modules/kernel/"
+		elif [ -f "$kmods/$ko.ko.xz" ]; then
+			xz -dc "$kmods/$ko.ko.xz" > "$root/modules/kernel/${ko##*/}.ko"
+		fi
+	done
+	# Its image, as slabx_minix.sh makes it where mkfs.minix is there.
+	rm -f "$out/minix.img"
+	truncate -s 32M "$out/minix.img"
+	mkfs.minix -2 -n 30 -i 24000 "$out/minix.img" 32768 > /dev/null
+	gzip -c "$out/minix.img" > "$root/data/minix.img.gz"
+	rm "$out/minix.img"
 	cp "$sel/kselftest/ktap_helpers.sh" "$root/selftests/kselftest/"
 	# The list comes from the Makefile through the kernel's lib.mk, as in a
 	# kernel tree (tools/testing/selftests/slabx/).

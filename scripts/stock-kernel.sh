@@ -2,11 +2,14 @@
 # SPDX-License-Identifier: GPL-2.0
 # Fetch one of Debian's stock kernels, as users run them: the headers
 # package installed (the build tree slabx compiles against), the image
-# only unpacked into the cache (the host's /boot is left alone).
+# and a few of its modules only unpacked into the cache (the host's /boot
+# and /lib/modules are left alone).
 # Usage: scripts/stock-kernel.sh FLAVOUR
 #   stock-6.12, stock-6.12-rt: Debian 12's 6.12 LTS kernels
 #   stock-6.1, stock-6.1-rt:   Debian 12's default 6.1 LTS kernels
-#   -> prints "KDIR IMAGE": the headers' build tree and the bzImage.
+#   -> prints "KDIR IMAGE MODULES": the headers' build tree, the bzImage
+#      and the directory of the kernel's own modules (kernel/ of
+#      /lib/modules/RELEASE) with those the guests load.
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 
@@ -46,12 +49,18 @@ fi
 
 dir=$SLABX_CACHE/stock-$release
 image=$dir/boot/vmlinuz-$release
-if [ ! -f "$image" ]; then
+mods=$dir/lib/modules/$release/kernel
+# With the image, the kernel's own modules the guests load: the loop
+# device and the minix file system (tests/selftests/slabx_minix.sh).
+if [ ! -f "$image" ] || [ ! -f "$dir/.slabx-modules" ]; then
 	echo "stock-kernel: unpacking linux-image-$release into $dir" >&2
 	mkdir -p "$dir"
 	(cd "$dir" && rm -f ./*.deb && apt-get download -q "linux-image-$release" >&2)
 	dpkg-deb --fsys-tarfile "$dir"/linux-image-*.deb |
-		tar -x -C "$dir" "./boot/vmlinuz-$release"
+		tar -x -C "$dir" --wildcards "./boot/vmlinuz-$release" \
+			"./lib/modules/$release/kernel/drivers/block/loop.ko*" \
+			"./lib/modules/$release/kernel/fs/minix/minix.ko*"
 	rm -f "$dir"/*.deb
+	touch "$dir/.slabx-modules"
 fi
-echo "$kdir $image"
+echo "$kdir $image $mods"
