@@ -107,6 +107,9 @@ dkms_install()
 	done
 }
 
+# The kernels' sources, for the tests built from them (build-module.sh).
+src_extract 6.12
+src_extract 6.1
 releases=()
 declare -A release_of=()
 for k in $kernels; do

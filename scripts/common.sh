@@ -58,21 +58,32 @@ src_extract()
 	) 9> "$SLABX_CACHE/.lock-src-$1"
 }
 
-# The source tree of the kernel whose build tree is $1: the build tree's
-# own (a kernel built from source), else Debian's linux-source of the same
-# upstream version, extracted (a headers package has no fs/ or lib/);
-# nothing when this machine has neither.
-kernel_src_of()
+# The series of Debian's linux-source package holding the source of the
+# kernel whose build tree (a headers package) is $1, when its version is
+# that kernel's; else nothing.
+kernel_src_series()
 {
 	local release series
 
-	[ ! -f "$1/fs/open.c" ] || { echo "$1"; return 0; }
 	release=$(cat "$1/include/config/kernel.release" 2> /dev/null) || return 0
 	release=${release%%[!0-9.]*}
 	series=$(echo "$release" | cut -d. -f1,2)
-	[ "$(src_version "$series" 2> /dev/null | sed 's/[-~+].*//')" = "$release" ] ||
-		return 0
-	src_extract "$series" && src_dir "$series"
+	[ "$(src_version "$series" 2> /dev/null | sed 's/[-~+].*//')" != "$release" ] ||
+		echo "$series"
+}
+
+# The source tree of the kernel whose build tree is $1: the build tree's
+# own (a kernel built from source), else Debian's linux-source of the same
+# version where the tests extracted it (a headers package has no fs/ or
+# lib/); nothing when there is neither.
+kernel_src_of()
+{
+	local series
+
+	[ ! -f "$1/fs/open.c" ] || { echo "$1"; return 0; }
+	series=$(kernel_src_series "$1")
+	[ -z "$series" ] || [ ! -f "$(src_dir "$series")/.slabx-extracted" ] ||
+		src_dir "$series"
 }
 
 # Fragments, in merge order, for a flavour.
