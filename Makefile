@@ -2,18 +2,20 @@
 #
 # slabx commands (see README.md). Kbuild reads ./Kbuild, not this file.
 #
-#   make            build slabx.ko and the test modules for the debug test
-#                   kernel; KDIR=dir: for that kernel build tree instead
-#                   (e.g. /lib/modules/$(uname -r)/build), into
-#                   build/mod-RELEASE/
+#   make            build slabx.ko and the test modules for the running
+#                   kernel (its headers: /lib/modules/$(uname -r)/build),
+#                   or for the kernel build tree KDIR=dir, into
+#                   build/mod-RELEASE/; FLAVOUR=NAME: for that test kernel
+#                   (built first if need be), into build/mod-NAME/
 #   make install    build for the running kernel (or KDIR) and install
 #                   into /lib/modules/RELEASE/updates/, then depmod
 #   make dkms-install  hand slabx to DKMS and install it for the running
 #                   kernel (RELEASES="r1 r2": for those kernel releases)
 #   make dkms-remove   remove slabx from DKMS, every release
 #   make run        boot the debug kernel, run the demo, print the stats
-#   make bench      the benchmarks in the perf and um-perf views, 3 boots
-#                   each: medians of slabx vs the kernel and the floor
+#   make bench      the benchmarks in the perf, um-perf and stock views,
+#                   3 boots each: medians of slabx vs the kernel and the
+#                   floor
 #   make check      lint + KUnit + kselftests on every flavour
 #   make check-um   KUnit + kselftests under UML only (fast loop)
 #   make check-debug  the same under QEMU with the debug kernel only
@@ -25,7 +27,7 @@
 #   make lint       static checks only
 #   make clean      remove build/ (the kernel cache stays)
 
-FLAVOUR ?= debug
+KDIR ?= /lib/modules/$(shell uname -r)/build
 # Only the targets that build for a kernel of the user's choice see KDIR.
 unexport KDIR
 
@@ -36,10 +38,10 @@ unexport KDIR
 all: module
 
 module:
-ifdef KDIR
-	@KDIR=$(KDIR) scripts/build-module.sh
-else
+ifdef FLAVOUR
 	@scripts/build-module.sh $(FLAVOUR)
+else
+	@KDIR=$(KDIR) scripts/build-module.sh
 endif
 
 install:

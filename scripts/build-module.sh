@@ -19,6 +19,12 @@ esac
 [ -n "$flavour" ] || [ -n "${KDIR:-}" ] ||
 	{ echo "usage: [KDIR=dir] build-module.sh FLAVOUR [make args]" >&2; exit 1; }
 kdir=${KDIR:-$("$SLABX_TOP/scripts/kernel.sh" "$flavour")}
+if [ ! -e "$kdir" ] && [ "$kdir" = "/lib/modules/$(uname -r)/build" ]; then
+	echo "build-module: no build tree for the running kernel $(uname -r) at $kdir:" \
+		"install its headers (Debian: apt-get install linux-headers-$(uname -r))," \
+		"or name another kernel's with KDIR=" >&2
+	exit 1
+fi
 [ -f "$kdir/Module.symvers" ] || [ -d "$kdir/include/config" ] ||
 	{ echo "build-module: $kdir is not a kernel build directory" >&2; exit 1; }
 if [ -n "$flavour" ]; then

@@ -137,10 +137,11 @@ demo)
 	insmod /modules/slabx.ko
 	insmod /modules/tests/slabx_demo.ko
 	{
-		echo "== /sys/kernel/debug/slabx/summary"
-		cat /sys/kernel/debug/slabx/summary
-		echo "== /sys/kernel/debug/slabx/demo/stats"
-		cat /sys/kernel/debug/slabx/demo/stats
+		slabxinfo
+		echo
+		echo "Every counter of the demo cache: slabxinfo demo;" \
+			"the raw files: /sys/kernel/debug/slabx/demo/stats and" \
+			"/sys/kernel/debug/slabx/summary."
 	} >> "$RESULTS"
 	rmmod slabx_demo
 	rmmod slabx

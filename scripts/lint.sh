@@ -7,6 +7,7 @@
 #   - the fast path's rule on slabx.ko's machine code (fastpath-check.sh)
 #   - the layering of design.md on slabx.ko's objects (layers-check.sh)
 #   - shellcheck on every shell script
+#   - the user's documents name only what exists (docs-check.py)
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 
@@ -81,5 +82,8 @@ for f in "${scripts[@]}"; do
 	shellcheck "${opts[@]}" "$f" >> "$log" 2>&1 || true
 done
 report "shellcheck" "$log"
+
+python3 "$SLABX_TOP/scripts/docs-check.py" 2>&1 | grep -v '^docs: 0 problems$' > "$log" || true
+report "docs (README.md, testing.md name what exists)" "$log"
 
 exit $fail
