@@ -11,7 +11,7 @@
  * free" in Documentation/design.md.
  *
  * Every free that takes the slab path runs inside rcu_read_lock(): see
- * "Destroy and late frees" at the top of slabx.c.
+ * "Destroy and late frees" at the top of cache.c.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -181,7 +181,7 @@ void *slabx_alloc_try(struct slabx_cache *s, gfp_t gfp)
 /*
  * A free the sheaves did not take: out of line, so that slabx_free()
  * keeps no local in memory. See "Destroy and late frees" at the top of
- * slabx.c for the RCU section.
+ * cache.c for the RCU section.
  */
 static noinline void cache_free_slab(struct slabx_cache *s, void *obj)
 {
@@ -363,7 +363,7 @@ void slabx_free_bulk(struct slabx_cache *s, size_t nr, void **p)
 			slabx_free(s, p[i]);
 		return;
 	}
-	/* See "Destroy and late frees" at the top of slabx.c. */
+	/* See "Destroy and late frees" at the top of cache.c. */
 	rcu_read_lock();
 	if (s->sheaf_capacity)
 		freed = slabx_sheaves_free_bulk(s, p, nr);

@@ -44,7 +44,7 @@
  * the RCU work of other caches, and not for work that opened after it
  * started.
  *
- * Lock order: per-CPU sheaves -> barn->lock (see slabx.c). call_rcu() is
+ * Lock order: per-CPU sheaves -> barn->lock (see cache.c). call_rcu() is
  * called with the sheaves held or with no lock, and so is
  * slabx_rcu_monitor_arm().
  */

@@ -13,7 +13,7 @@
  * CPU, which holds its sheaves as any other user does.
  *
  * Lock order: cpu_hotplug_lock (read) -> slabx_caches_mutex, the order of
- * slabx.c; the monitor waits for slabx_wq work items (which take neither)
+ * cache.c; the monitor waits for slabx_wq work items (which take neither)
  * with both held, as SLUB's flush of every CPU waits with slab_mutex held.
  */
 #include <linux/atomic.h>

@@ -36,7 +36,7 @@
  * come later take the slab path. So nothing is stored into a sheaf or a
  * barn outside a pcs_lock() section on the free paths.
  *
- * Lock order: per-CPU sheaves -> barn->lock or node->lock (see slabx.c).
+ * Lock order: per-CPU sheaves -> barn->lock or node->lock (see cache.c).
  */
 #include <linux/cpu.h>
 #include <linux/cpumask.h>

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * slabx: a cache, its statistics and the module's services to every
- * layer (slabx.c); the entry points' declarations (alloc.c).
+ * layer (cache.c); the entry points' declarations (alloc.c).
  */
 #ifndef _SLABX_CACHE_H
 #define _SLABX_CACHE_H
@@ -239,22 +239,22 @@ static inline bool slabx_node_valid(int nid)
 	       (nid >= 0 && nid < nr_node_ids && node_possible(nid));
 }
 
-/* slabx.c: the module and the caches */
+/* cache.c: the module and the caches */
 extern struct mutex slabx_caches_mutex;
 extern struct list_head slabx_caches;
 extern const char * const slabx_stat_names[SLABX_NR_STATS];
 
-/* slabx.c: a size class of slabx_kmalloc(), listed like any cache */
+/* cache.c: a size class of slabx_kmalloc(), listed like any cache */
 struct slabx_cache *slabx_cache_create_kmalloc(const char *name,
 					       unsigned int size);
 int slabx_cache_destroy_kmalloc(struct slabx_cache *s);
 
-/* slabx.c: work on one CPU in slabx's reclaim-safe workqueue */
+/* cache.c: work on one CPU in slabx's reclaim-safe workqueue */
 void slabx_run_on_cpu(unsigned int cpu, void (*fn)(struct slabx_cache *s),
 		      struct slabx_cache *s);
 void slabx_queue_on_cpu(unsigned int cpu, struct work_struct *work);
 
-/* slabx.c: free a destroyed cache once its last reservation is gone */
+/* cache.c: free a destroyed cache once its last reservation is gone */
 void slabx_cache_reap(struct slabx_cache *s);
 
 /*

@@ -13,7 +13,7 @@
 
 #include "slabx_barn.h"
 #include "slabx_checkers.h"
-/* The tracepoints, declared (slabx.c defines them). */
+/* The tracepoints, declared (cache.c defines them). */
 #include "slabx_trace.h"
 
 /**

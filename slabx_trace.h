@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * slabx tracepoints: trace system "slabx", in tracefs under
- * events/slabx/. slabx.c defines them (CREATE_TRACE_POINTS); every other
+ * events/slabx/. cache.c defines them (CREATE_TRACE_POINTS); every other
  * source includes this header for the trace_*() calls. A disabled event
  * costs a static branch: arguments are values at hand, and anything
  * derived (the node of an object, a time stamp) is worked out in the
@@ -39,7 +39,7 @@ enum slabx_trace_path {
 /*
  * The cache name of an event, from s->name. __assign_str() lost its
  * source argument in 6.10: __string() has it
- * (Kbuild finds which, for slabx.c, the only file that expands it).
+ * (Kbuild finds which, for cache.c, the only file that expands it).
  */
 #ifdef SLABX_HAVE_ASSIGN_STR_DST
 #define slabx_assign_cache()	__assign_str(cache)
@@ -73,7 +73,11 @@ TRACE_DEFINE_ENUM(SLABX_TRACE_RESERVE);
 			 { SLABX_TRACE_POOL, "pool" },		\
 			 { SLABX_TRACE_RESERVE, "reserve" })
 
-#ifdef show_gfp_flags
+/*
+ * show_gfp_flags() expands to more tokens than sparse takes ("too long
+ * token expansion"): sparse checks the events with the short form.
+ */
+#if defined(show_gfp_flags) && !defined(__CHECKER__)
 #define slabx_show_gfp(gfp)	show_gfp_flags(gfp)
 #else
 #define slabx_show_gfp(gfp)	((gfp) ? "?" : "none")

@@ -152,7 +152,7 @@ def stats_keys():
     start = src.rindex("\n{", 0, src.index('seq_printf(m, "name %s\\n"'))
     keys = set(re.findall(r'seq_printf\(m, "(\w+) %',
                           src[start:src.index("\n}\n", start)]))
-    names = read("slabx.c")
+    names = read("cache.c")
     start = names.index("slabx_stat_names[SLABX_NR_STATS]")
     keys.update(re.findall(r'\]\s*= "(\w+)"', names[start:names.index("};", start)]))
     return keys

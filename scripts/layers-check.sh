@@ -4,7 +4,7 @@
 # objects of slabx.ko: every function or variable an object uses from
 # another object of the module (nm -u against nm --defined-only) must be
 # of its own layer or a lower one, or listed there as a call up, with the
-# file that defines it. The tracepoints, defined in slabx.c for all, are
+# file that defines it. The tracepoints, defined in cache.c for all, are
 # every layer's. Built for Debian's stock 6.12, as fastpath-check.sh.
 # Usage: scripts/layers-check.sh [dir of slabx.ko's objects]
 #   -> prints every call the table does not allow; exits 1 if any.
@@ -37,11 +37,11 @@ rules=$(awk '
 	}' "$doc")
 [ -n "$rules" ] || { echo "layers-check: no \"## Layers\" tables in $doc"; exit 1; }
 
-# The module's objects, named by their source (slabx.c is slabx_core.o).
+# The module's objects, each named by its source.
 # The lines of slabx-y, up to the first that does not go on.
 objs=$(awk '/^slabx-y / { on = 1 } on { print; if (!/\\$/) exit }' \
 	"$SLABX_TOP/Kbuild" | grep -o '[a-z_]*\.o')
-src_of() { [ "$1" = slabx_core.o ] && echo slabx.c || echo "${1%.o}.c"; }
+src_of() { echo "${1%.o}.c"; }
 
 defs=$(for o in $objs; do
 	nm --defined-only "$dir/$o" |
