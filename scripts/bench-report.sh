@@ -77,56 +77,124 @@ aggregate()
 	}'
 }
 
-# The slabx/peer ratios of results.tsv $1 as a bar chart, SVG $2 (its
-# data, as gnuplot reads it, in $3): one
-# group per figure, one bar per view, a line at 1. Every bar is a ratio of
-# times (below 1: slabx faster); objpool's throughput ratios are inverted.
+# The slabx/peer ratios of results.tsv $1 as a chart, SVG $2, its data
+# in $3 (one row per figure: figure, kind, then median, min and max per
+# view, "-" where a view lacks it; $3.plot: the same, one row per bar, as
+# gnuplot reads it). Every ratio is one of times or bytes, slabx over
+# the peer, so below 1 is slabx better everywhere: objpool's throughput
+# ratios are inverted. Horizontal bars from 1 on a log axis centred on 1,
+# one per view, with the range of the boots; bytes (kind memory) in a
+# panel of their own below the times.
 chart()
 {
-	local data=$3
+	local data=$3 plot=$3.plot rows mem views
 
 	# scripts/deps.sh installs gnuplot-nox.
 	command -v gnuplot > /dev/null || return 1
-	awk -F '\t' '
+	awk -F '\t' -v plot="$plot" '
 	$2 ~ /slabx\/(kernel|lib)$/ {
 		f = $2
-		v = $3
-		if (f ~ /slabx\/lib$/) { v = v > 0 ? 1 / v : 0; sub(/slabx\/lib$/, "lib/slabx", f) }
+		med = $3; lo = $4; hi = $5
+		if (f ~ /slabx\/lib$/) {
+			med = med > 0 ? 1 / med : 0
+			t = lo; lo = hi > 0 ? 1 / hi : 0; hi = t > 0 ? 1 / t : 0
+			sub(/slabx\/lib$/, "lib/slabx", f)
+		}
 		sub(/ slabx\/kernel$/, "", f)
 		sub(/^size /, "", f)
 		sub(/^0 page$/, "page", f)
 		sub(/^objpool pop\+push/, "objpool", f)
 		sub(/ lib\/slabx$/, "", f)
-		if (!(f in seen)) { seen[f] = 1; figs[++nf] = f }
+		kind = f ~ /-memory$/ ? "memory" : "time"
+		if (!(f in seen)) { seen[f] = 1; figs[++nf] = f; kinds[f] = kind }
 		if (!($1 in vseen)) { vseen[$1] = 1; views[++nv] = $1 }
-		val[f, $1] = v
+		val[f, $1] = sprintf("%.3f\t%.3f\t%.3f", med, lo, hi)
 	}
 	END {
-		printf "figure"
-		for (j = 1; j <= nv; j++) printf "\t%s", views[j]
+		printf "figure\tkind"
+		for (j = 1; j <= nv; j++)
+			printf "\t%s\t%s.min\t%s.max", views[j], views[j], views[j]
 		printf "\n"
 		for (i = 1; i <= nf; i++) {
-			printf "%s", figs[i]
+			f = figs[i]
+			printf "%s\t%s", f, kinds[f]
 			for (j = 1; j <= nv; j++)
-				printf "\t%s", ((figs[i], views[j]) in val) ? sprintf("%.3f", val[figs[i], views[j]]) : "-"
+				printf "\t%s", ((f, views[j]) in val) ? val[f, views[j]] : "-\t-\t-"
 			printf "\n"
+			# One bar per view: its row in its panel, then the bar.
+			row[kinds[f]]++
+			for (j = 1; j <= nv; j++)
+				if ((f, views[j]) in val)
+					printf "%s\t%d\t%s\t%d\t%s\n", kinds[f],
+					       row[kinds[f]], f, j, val[f, views[j]] > plot
 		}
 	}' "$1" > "$data"
+	[ -s "$plot" ] || return 1
+	rows=$(awk -F '\t' '$1 == "time" { n = $2 } END { print n + 0 }' "$plot")
+	mem=$(awk -F '\t' '$1 == "memory" { n = $2 } END { print n + 0 }' "$plot")
+	views=$(head -1 "$data" | awk -F '\t' '{ print (NF - 2) / 3 }')
+	# The figures' names at their rows, for each panel.
+	tics()
+	{
+		awk -F '\t' -v k="$1" '$1 == k && !seen[$2]++ {
+			printf "%s\"%s\" %d", n++ ? ", " : "", $3, $2 }' "$plot"
+	}
+	# A panel's axis: powers of 2 either side of 1, wide enough for every
+	# range of its kind.
+	range()
+	{
+		awk -F '\t' -v k="$1" '
+		function far(x) { return x > 0 ? (x >= 1 ? x : 1 / x) : 1 }
+		$1 == k { for (i = 5; i <= 7; i++) if (far($i) > r) r = far($i) }
+		END { p = 2; while (p < r * 1.05) p *= 2; print p }' "$plot"
+	}
+	# Its tics, as fractions below 1: "1/4" 0.25, ... "1" 1, ... "4" 4.
+	xtics()
+	{
+		awk -v r="$(range "$1")" 'BEGIN {
+			for (p = r; p >= 2; p /= 2) printf "\"1/%d\" %g, ", p, 1 / p
+			for (p = 1; p < r; p *= 2) printf "\"%d\" %d, ", p, p
+			printf "\"%d\" %d", r, r }'
+	}
 	gnuplot <<-EOF
-	set terminal svg size 1200,520 dynamic font "sans,10" background rgb "white"
+	set terminal svg size 1100,$((160 + 10 * views * (rows + mem) + 120 * (mem > 0))) dynamic font "sans,11" background rgb "white"
 	set output "$2"
 	set termoption noenhanced
-	set title "slabx / kernel peer, time ratio, median of the boots (below 1: slabx faster; objpool: lib/slabx throughput)"
 	set datafile separator "\t"
-	set datafile missing "-"
-	set style data histograms
-	set style histogram clustered gap 1
-	set style fill solid 0.8 border -1
-	set xtics rotate by -40 scale 0
-	set yrange [0:*]
-	set grid ytics
-	set key top left
-	set arrow from graph 0, first 1 to graph 1, first 1 nohead dashtype 2 linewidth 2
-	plot for [i=2:$(( $(head -1 "$data" | tr '\t' '\n' | wc -l) ))] "$data" using i:xtic(1) title columnheader(i)
+	set logscale x 2
+	set grid xtics
+	set lmargin 26
+	set rmargin 4
+	set key outside top center horizontal
+	h = 0.8 / $views
+	y(r, j) = r + (j - ($views + 1) / 2.0) * h
+	lo(m) = m < 1 ? m : 1
+	hi(m) = m < 1 ? 1 : m
+	# Each panel as high as its rows, the title above them.
+	total = $((rows + mem)) + 4.0 * ($mem > 0) + 6
+	set multiplot title "slabx / kernel peer, median of the boots, bars from the fastest to the slowest boot (log scale; below 1: slabx better)"
+	set size 1, ($rows + 4) / total
+	set origin 0, 1 - ($rows + 6) / total
+	set title "time (objpool: throughput, inverted)"
+	set xrange [1.0 / $(range time):$(range time)]
+	set xtics ($(xtics time))
+	set yrange [$rows + 0.5:0.5]
+	set ytics scale 0 ($(tics time))
+	set arrow 1 from 1, graph 0 to 1, graph 1 nohead dashtype 2 linewidth 2
+	plot for [j=1:$views] "$plot" using (strcol(1) eq "time" && \$4 == j ? \$5 : 1/0):(y(\$2, j)):(lo(\$5)):(hi(\$5)):(y(\$2, j) - h / 2):(y(\$2, j) + h / 2) with boxxyerror fill solid 0.7 title word("$(head -1 "$data" | awk -F '	' '{ for (i = 3; i <= NF; i += 3) printf "%s ", $i }')", j), \
+	     for [j=1:$views] "$plot" using (strcol(1) eq "time" && \$4 == j ? \$5 : 1/0):(y(\$2, j)):6:7 with xerrorbars linecolor rgb "black" pointtype 0 notitle
+	if ($mem > 0) {
+		set size 1, ($mem + 4) / total
+		set origin 0, 0
+		set title "memory (bytes held)"
+		set key off
+		set xrange [1.0 / $(range memory):$(range memory)]
+		set xtics ($(xtics memory))
+		set yrange [$mem + 0.5:0.5]
+		set ytics scale 0 ($(tics memory))
+		plot for [j=1:$views] "$plot" using (strcol(1) eq "memory" && \$4 == j ? \$5 : 1/0):(y(\$2, j)):(lo(\$5)):(hi(\$5)):(y(\$2, j) - h / 2):(y(\$2, j) + h / 2) with boxxyerror fill solid 0.7 notitle, \
+		     for [j=1:$views] "$plot" using (strcol(1) eq "memory" && \$4 == j ? \$5 : 1/0):(y(\$2, j)):6:7 with xerrorbars linecolor rgb "black" pointtype 0 notitle
+	}
+	unset multiplot
 	EOF
 }

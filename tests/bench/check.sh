@@ -54,20 +54,42 @@ medians_over_boots()
 	diff -u "$here/expected.tsv" "$tmp/results.tsv"
 }
 
-# Every slabx/peer figure is a bar, in both views where both have it.
+# Every slabx/peer figure is a bar, in both views where both have it,
+# with its range over the boots; objpool's throughput ratios inverted,
+# their range too (1/1.488 = 0.672, 1/1.687 = 0.593, 1/1.443 = 0.693),
+# so that below 1 is slabx better on every bar.
 chart_has_every_figure()
 {
 	local f
 
 	chart "$here/expected.tsv" "$tmp/ratios.svg" "$tmp/chart.tsv" || return 1
 	grep -q '<svg' "$tmp/ratios.svg" || return 1
-	[ "$(head -1 "$tmp/chart.tsv")" = "figure	perf	um-perf" ] || return 1
+	[ "$(head -1 "$tmp/chart.tsv")" = "figure	kind	perf	perf.min	perf.max	um-perf	um-perf.min	um-perf.max" ] ||
+		return 1
 	[ "$(grep -c . "$tmp/chart.tsv")" -eq 20 ] || return 1
-	grep -qxP 'objpool allcpus\t0.672\t0.998' "$tmp/chart.tsv" || return 1
+	grep -qxP 'objpool allcpus\ttime\t0.672\t0.593\t0.693\t0.998\t0.943\t1.058' \
+		"$tmp/chart.tsv" || return 1
+	grep -qxP '64 pair\ttime\t1.015\t0.943\t1.094\t1.592\t1.570\t1.614' \
+		"$tmp/chart.tsv" || return 1
 	for f in "64 pair" "256 batch1024" "64 free_rcu" \
 		 "64 free_rcu-reusable" page "objpool+timer allcpus"; do
 		grep -q ">$f<" "$tmp/ratios.svg" || { echo "no bar $f"; return 1; }
 	done
+}
+
+# Bytes are no times: a memory figure goes to a panel of its own, with an
+# axis of its own, and is no bar among the times.
+chart_keeps_memory_apart()
+{
+	printf 'perf\t%s\t%s\n' \
+		'size 64 pair slabx/kernel' '0.650	0.630	0.660	3' \
+		'size 64 reserve-memory slabx/kernel' '0.977	0.977	0.977	3' \
+		> "$tmp/mem.tsv"
+	chart "$tmp/mem.tsv" "$tmp/mem.svg" "$tmp/mem-chart.tsv" || return 1
+	grep -qxP '64 pair\ttime\t0.650\t0.630\t0.660' "$tmp/mem-chart.tsv" &&
+	grep -qxP '64 reserve-memory\tmemory\t0.977\t0.977\t0.977' "$tmp/mem-chart.tsv" &&
+	grep -q '>memory (bytes held)<' "$tmp/mem.svg" &&
+	grep -q '>64 reserve-memory<' "$tmp/mem.svg"
 }
 
 # The reserve's lines: the pair's ratio, and the memory line (bytes) as a
@@ -151,5 +173,7 @@ medians_over_boots
 result $? "medians over the boots"
 chart_has_every_figure
 result $? "chart has every figure"
+chart_keeps_memory_apart
+result $? "chart keeps memory apart"
 echo "bench-report: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
