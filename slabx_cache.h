@@ -209,14 +209,17 @@ bool slabx_meta_fail(void);
 
 /*
  * Report a misuse of @s: with a warning every time in a %SLABX_DEBUG cache
- * (where tests expect each one), once per call site otherwise.
+ * (where tests expect each one), once per call site for all other caches
+ * (a debug cache's warnings there do not count).
  */
 #define slabx_report(s, fmt, ...)					\
 	do {								\
 		static bool __section(".data..once") __reported;	\
+		bool __debug = (s)->flags & SLABX_DEBUG;		\
 									\
-		if (((s)->flags & SLABX_DEBUG) || !__reported) {	\
-			__reported = true;				\
+		if (__debug || !__reported) {				\
+			if (!__debug)					\
+				__reported = true;			\
 			WARN(1, fmt, ##__VA_ARGS__);			\
 		}							\
 	} while (0)

@@ -1213,11 +1213,12 @@ static void usercopy_outside_part_refused(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, q);
 	KUNIT_ASSERT_NOT_NULL(test, k);
 	/*
-	 * First: a class cache is no debug cache (but under debug=1), and
-	 * slabx_check_copy() warns once per boot for all such caches.
+	 * A class cache is no debug cache (but under debug=1):
+	 * slabx_check_copy() warns once per boot for all such caches, and a
+	 * debug cache's warning before does not use up that once.
 	 */
-	copy_refused(test, NULL, k + 64, 65);	/* past the class of 128 */
 	copy_refused(test, s, p + 16, 33);	/* one byte past the part */
+	copy_refused(test, NULL, k + 64, 65);	/* past the class of 128 */
 	copy_refused(test, s, p + 15, 1);	/* one byte before it */
 	copy_refused(test, s, p + 48, 1);
 	copy_refused(test, s, p + 40, 64);	/* into the next object */
