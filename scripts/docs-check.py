@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """The user's documents name only what exists.
 
-Checks README.md and Documentation/testing.md against the sources: every
+Checks README.md and Documentation/*.md against the sources: every
 make target, SLABX_* name, module parameter, debugfs file, statistics
 key, tracepoint, tracepoint field and path value they name must exist;
 the statistics keys, the module parameters of an insmod usage line, the
@@ -20,7 +20,8 @@ import sys
 
 TOP = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else
                       os.path.join(os.path.dirname(__file__), ".."))
-DOCS = ["README.md", "Documentation/testing.md"]
+DOCS = ["README.md"] + sorted(os.path.relpath(p, TOP) for p in
+                              glob.glob(os.path.join(TOP, "Documentation/*.md")))
 problems = []
 
 
@@ -246,5 +247,5 @@ for doc in DOCS:
 
 for p in problems:
     print(p)
-print(f"docs: {len(problems)} problems")
+print(f"docs: {len(problems)} problem{'' if len(problems) == 1 else 's'}")
 sys.exit(1 if problems else 0)

@@ -84,6 +84,6 @@ done
 report "shellcheck" "$log"
 
 python3 "$SLABX_TOP/scripts/docs-check.py" 2>&1 | grep -v '^docs: 0 problems$' > "$log" || true
-report "docs (README.md, testing.md name what exists)" "$log"
+report "docs (README.md, Documentation/ name what exists)" "$log"
 
 exit $fail
