@@ -107,9 +107,6 @@ dkms_install()
 	done
 }
 
-# The kernels' sources, for the tests built from them (build-module.sh).
-src_extract 6.12
-src_extract 6.1
 releases=()
 declare -A release_of=()
 for k in $kernels; do
@@ -117,6 +114,7 @@ for k in $kernels; do
 		{ echo "distro: FAILED $k: no kernel" >&2; failed=$((failed + 1)); continue; }
 	release_of[$k]=${kdir#/usr/src/linux-headers-}
 	releases+=("${release_of[$k]}")
+	kernel_src_extract "$kdir"
 	step "build-$k" build_w1 "$kdir"
 	step "client-$k" build_client "$kdir"
 done

@@ -72,6 +72,16 @@ kernel_src_series()
 		echo "$series"
 }
 
+# Extract the source of the kernel whose build tree (a headers package) is
+# $1, where Debian has it, for the tests built from it (kernel_src_of).
+kernel_src_extract()
+{
+	local series
+
+	series=$(kernel_src_series "$1")
+	[ -z "$series" ] || src_extract "$series"
+}
+
 # The source tree of the kernel whose build tree is $1: the build tree's
 # own (a kernel built from source), else Debian's linux-source of the same
 # version where the tests extracted it (a headers package has no fs/ or

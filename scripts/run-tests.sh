@@ -51,9 +51,7 @@ case "$flavour" in
 stock-*)
 	read -r kdir image kmods < <("$SLABX_TOP/scripts/stock-kernel.sh" "$flavour")
 	[ -n "$image" ] || exit 1
-	# Its source, for the tests built from it (build-module.sh).
-	series=$(kernel_src_series "$kdir")
-	[ -z "$series" ] || src_extract "$series"
+	kernel_src_extract "$kdir"
 	# A distribution kernel has no KUnit, and may lack what a
 	# kselftest needs (kmemleak): a skip is a skip there.
 	cmdline="slabx.skips=ok ${SLABX_CMDLINE:-}"
