@@ -87,7 +87,7 @@ aggregate()
 # panel of their own below the times.
 chart()
 {
-	local data=$3 plot=$3.plot rows mem views
+	local data=$3 plot=$3.plot rows mem views names
 
 	# scripts/deps.sh installs gnuplot-nox.
 	command -v gnuplot > /dev/null || return 1
@@ -148,13 +148,34 @@ chart()
 		$1 == k { for (i = 5; i <= 7; i++) if (far($i) > r) r = far($i) }
 		END { p = 2; while (p < r * 1.05) p *= 2; print p }' "$plot"
 	}
-	# Its tics, as fractions below 1: "1/4" 0.25, ... "1" 1, ... "4" 4.
+	# The tics of an axis reaching $1 either side of 1, as fractions below
+	# 1: "1/4" 0.25, ... "1" 1, ... "4" 4.
 	xtics()
 	{
-		awk -v r="$(range "$1")" 'BEGIN {
+		awk -v r="$1" 'BEGIN {
 			for (p = r; p >= 2; p /= 2) printf "\"1/%d\" %g, ", p, 1 / p
 			for (p = 1; p < r; p *= 2) printf "\"%d\" %d, ", p, p
 			printf "\"%d\" %d", r, r }'
+	}
+	names=$(head -1 "$data" | awk -F '\t' '{ for (i = 3; i <= NF; i += 3) printf "%s ", $i }')
+	# The gnuplot lines of one panel: the bars of kind $1, $2 rows of
+	# them, titled $3, the panel's bottom at $4 (a fraction of the whole).
+	panel()
+	{
+		local r
+
+		r=$(range "$1")
+		cat <<-EOF
+		set size 1, ($2 + 4) / total
+		set origin 0, $4
+		set title "$3"
+		set xrange [1.0 / $r:$r]
+		set xtics ($(xtics "$r"))
+		set yrange [$2 + 0.5:0.5]
+		set ytics scale 0 ($(tics "$1"))
+		plot for [j=1:$views] "$plot" using (strcol(1) eq "$1" && \$4 == j ? \$5 : 1/0):(y(\$2, j)):(lo(\$5)):(hi(\$5)):(y(\$2, j) - h / 2):(y(\$2, j) + h / 2) with boxxyerror fill solid 0.7 title word("$names", j), \\
+		     for [j=1:$views] "$plot" using (strcol(1) eq "$1" && \$4 == j ? \$5 : 1/0):(y(\$2, j)):6:7 with xerrorbars linecolor rgb "black" pointtype 0 notitle
+		EOF
 	}
 	gnuplot <<-EOF
 	set terminal svg size 1100,$((160 + 10 * views * (rows + mem) + 120 * (mem > 0))) dynamic font "sans,11" background rgb "white"
@@ -173,28 +194,9 @@ chart()
 	# Each panel as high as its rows, the title above them.
 	total = $((rows + mem)) + 4.0 * ($mem > 0) + 6
 	set multiplot title "slabx / kernel peer, median of the boots, bars from the fastest to the slowest boot (log scale; below 1: slabx better)"
-	set size 1, ($rows + 4) / total
-	set origin 0, 1 - ($rows + 6) / total
-	set title "time (objpool: throughput, inverted)"
-	set xrange [1.0 / $(range time):$(range time)]
-	set xtics ($(xtics time))
-	set yrange [$rows + 0.5:0.5]
-	set ytics scale 0 ($(tics time))
 	set arrow 1 from 1, graph 0 to 1, graph 1 nohead dashtype 2 linewidth 2
-	plot for [j=1:$views] "$plot" using (strcol(1) eq "time" && \$4 == j ? \$5 : 1/0):(y(\$2, j)):(lo(\$5)):(hi(\$5)):(y(\$2, j) - h / 2):(y(\$2, j) + h / 2) with boxxyerror fill solid 0.7 title word("$(head -1 "$data" | awk -F '	' '{ for (i = 3; i <= NF; i += 3) printf "%s ", $i }')", j), \
-	     for [j=1:$views] "$plot" using (strcol(1) eq "time" && \$4 == j ? \$5 : 1/0):(y(\$2, j)):6:7 with xerrorbars linecolor rgb "black" pointtype 0 notitle
-	if ($mem > 0) {
-		set size 1, ($mem + 4) / total
-		set origin 0, 0
-		set title "memory (bytes held)"
-		set key off
-		set xrange [1.0 / $(range memory):$(range memory)]
-		set xtics ($(xtics memory))
-		set yrange [$mem + 0.5:0.5]
-		set ytics scale 0 ($(tics memory))
-		plot for [j=1:$views] "$plot" using (strcol(1) eq "memory" && \$4 == j ? \$5 : 1/0):(y(\$2, j)):(lo(\$5)):(hi(\$5)):(y(\$2, j) - h / 2):(y(\$2, j) + h / 2) with boxxyerror fill solid 0.7 notitle, \
-		     for [j=1:$views] "$plot" using (strcol(1) eq "memory" && \$4 == j ? \$5 : 1/0):(y(\$2, j)):6:7 with xerrorbars linecolor rgb "black" pointtype 0 notitle
-	}
+	$(panel time "$rows" "time (objpool: throughput, inverted)" "1 - ($rows + 6) / total")
+	$([ "$mem" -eq 0 ] || { echo "set key off"; panel memory "$mem" "memory (bytes held)" 0; })
 	unset multiplot
 	EOF
 }
