@@ -13,6 +13,7 @@ problem and "docs: N problems"; exits 1 when there is one.
 Usage: scripts/docs-check.py [TOP]
 """
 
+import functools
 import glob
 import os
 import re
@@ -49,6 +50,7 @@ CODE = sources(["*.c", "*.h", "Makefile", "Kbuild", "scripts/*.sh",
                 "tools/*/Makefile", ".ci/run"])
 
 
+@functools.cache
 def make_targets(makefile):
     """Targets of a Makefile: the names before ':' of its rules."""
     targets = set()
